@@ -1,0 +1,45 @@
+# Two commands matter: `make book` and `make test`. Each makes .venv and
+# installs the pinned requirements first (only when they changed).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Single-threaded BLAS/OpenMP: notebook outputs and timings stay reproducible.
+export OMP_NUM_THREADS := 1
+export OPENBLAS_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+
+.PHONY: test book site-test notebooks bench lint clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+## make test: unit, property and equivalence tests, then nbval over every chapter
+test: $(STAMP)
+	$(BIN)/ruff check boostlib tests benchmarks
+	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest --nbval book --sanitize-with book/nbval_sanitize.cfg -p no:randomly
+
+## make book: build the static site into _build/html (fails on any warning)
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+## make site-test: open every built page in headless Chromium (run after make book)
+site-test: $(STAMP)
+	$(BIN)/python -m pytest site_tests -v
+
+## make notebooks: re-execute every chapter in place (after changing boostlib)
+notebooks: $(STAMP)
+	$(BIN)/python tools/execute_notebooks.py book
+
+## make bench: every benchmark, results under benchmarks/results/
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf _build .pytest_cache

@@ -1,0 +1,1 @@
+"""boostlib: one boosting loop with pluggable direction, step and learner."""
