@@ -1,0 +1,382 @@
+r"""Loss functions: value, gradient, Hessian and optimal constant in one object.
+
+Conventions (chapter 3, "Losses and their derivatives"), in the book's symbols:
+
+* ``y`` is the target in the loss's own convention (see :attr:`Loss.labels`),
+  ``F`` is the model's raw output (the *score*), ``L(y, F)`` the per-sample loss.
+* A **scalar** loss takes ``y`` and ``F`` of shape ``(n,)`` and returns
+  ``L``, ``g = ∂L/∂F`` and ``h = ∂²L/∂F²`` of shape ``(n,)``.
+* A **vector** loss (``vector = True``) takes ``y`` and ``F`` of shape
+  ``(n, K)``; ``L`` has shape ``(n,)``, the gradient ``g`` shape ``(n, K)`` and
+  the Hessian ``H`` shape ``(n, K, K)``.
+* Every method is safe for finite ``F`` with ``|F|`` up to ``1e4``: no overflow
+  warning, no ``inf`` and no ``NaN``.
+
+Boosting code never differentiates a loss itself: it asks the loss object.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+from scipy.special import expit, logsumexp, softmax
+
+__all__ = [
+    "Loss",
+    "SquaredError",
+    "AbsoluteError",
+    "Huber",
+    "LogLoss",
+    "BinomialDeviance",
+    "Exponential",
+    "Quadratic",
+    "Softmax",
+    "LOSSES",
+    "get_loss",
+    "weighted_lower_median",
+]
+
+# exp(700) ~ 1e304 is the largest power of e that float64 holds with room to
+# spare; the exponential loss clips its exponent there so values stay finite.
+EXP_CLIP = 700.0
+# Probabilities are kept in [P_CLIP, 1 - P_CLIP] when turned into log-odds.
+P_CLIP = 1e-15
+
+
+def _average(values, sample_weight):
+    """Weighted mean over samples (axis 0); plain mean when no weights."""
+    return np.average(values, axis=0, weights=sample_weight)
+
+
+def weighted_lower_median(values, sample_weight=None):
+    r"""The lower weighted median: the smallest ``v`` with ``Σ_{values ≤ v} w ≥ ½ Σ w``.
+
+    This is the inverted-CDF median that scikit-learn's gradient boosting
+    uses for the leaves of absolute-error trees. With unit weights and an even
+    count it is the lower of the two middle values.
+    """
+    values = np.asarray(values, dtype=float)
+    w = np.ones_like(values) if sample_weight is None else np.asarray(sample_weight, float)
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(w[order])
+    k = np.searchsorted(cumulative, 0.5 * cumulative[-1], side="left")
+    return float(values[order][min(k, len(values) - 1)])
+
+
+class Loss:
+    """A loss ``L(y, F)`` with its derivative family.
+
+    Attributes
+    ----------
+    name : str
+        The string name estimators accept (``loss="..."``).
+    labels : tuple or None
+        For classification losses, the label values the loss expects for
+        ``(negative, positive)`` classes: ``(0, 1)`` or ``(-1, 1)``; ``None``
+        for regression losses. Vector classification losses use one-hot rows.
+    vector : bool
+        ``True`` when ``F`` is a vector per sample (shape ``(n, K)``).
+    positive_hessian : bool
+        ``True`` when ``h > 0`` for every finite ``F``, so that Newton
+        directions and steps are defined.
+    hessian_is_exact : bool
+        ``False`` when :meth:`hessian` is a bound or an almost-everywhere value
+        rather than the true second derivative.
+    """
+
+    name = "loss"
+    labels = None
+    vector = False
+    positive_hessian = True
+    hessian_is_exact = True
+
+    def __call__(self, y, F):
+        """Per-sample loss ``L(y, F)``, shape ``(n,)``."""
+        raise NotImplementedError
+
+    def gradient(self, y, F):
+        """``g = ∂L/∂F`` at ``F``, same shape as ``F``."""
+        raise NotImplementedError
+
+    def hessian(self, y, F):
+        """``h = ∂²L/∂F²`` at ``F``: shape ``(n,)``, or ``(n, K, K)`` for vector losses."""
+        raise NotImplementedError
+
+    def optimal_constant(self, y, sample_weight=None):
+        """``argmin_c Σ w L(y, c)``: the best constant model, where boosting starts."""
+        raise NotImplementedError
+
+    def mean(self, y, F, sample_weight=None):
+        """The (weighted) mean loss ``Σ w L(y, F) / Σ w``."""
+        return float(_average(self(y, F), sample_weight))
+
+    def __repr__(self):
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({params})"
+
+
+class SquaredError(Loss):
+    r"""Half squared error ``L = ½ (y − F)²``.
+
+    ``g = F − y`` (so the pseudo-response ``−g`` is the residual),
+    ``h = 1``; the ½ is there to make the Hessian one. Optimal constant: the
+    weighted mean of ``y``. Derived in chapter 2, eq. (l2-gradient).
+    """
+
+    name = "squared_error"
+
+    def __call__(self, y, F):
+        return 0.5 * (y - F) ** 2
+
+    def gradient(self, y, F):
+        return F - y
+
+    def hessian(self, y, F):
+        return np.ones_like(F, dtype=float)
+
+    def optimal_constant(self, y, sample_weight=None):
+        return float(_average(y, sample_weight))
+
+
+class AbsoluteError(Loss):
+    r"""Absolute error ``L = |y − F|``.
+
+    ``g = sign(F − y)``; the Hessian is zero wherever it exists (``F ≠ y``),
+    so :meth:`hessian` returns zeros and Newton directions are undefined.
+    Optimal constant: the lower weighted median of ``y``.
+    """
+
+    name = "absolute_error"
+    positive_hessian = False
+    hessian_is_exact = False  # zero almost everywhere; undefined at F = y
+
+    def __call__(self, y, F):
+        return np.abs(y - F)
+
+    def gradient(self, y, F):
+        return np.sign(F - y)
+
+    def hessian(self, y, F):
+        return np.zeros_like(F, dtype=float)
+
+    def optimal_constant(self, y, sample_weight=None):
+        return weighted_lower_median(y, sample_weight)
+
+
+class Huber(Loss):
+    r"""Huber loss with threshold ``δ`` on the residual ``r = y − F``.
+
+    ``L = ½ r²`` for ``|r| ≤ δ``, else ``δ (|r| − ½ δ)``;
+    ``g = −r`` for ``|r| ≤ δ``, else ``−δ sign(r)``;
+    ``h = 1`` for ``|r| ≤ δ``, else ``0`` (exact except at ``|r| = δ``).
+    The optimal constant has no closed form: scipy's bounded Brent search
+    over ``[min y, max y]``.
+    """
+
+    name = "huber"
+    positive_hessian = False
+
+    def __init__(self, delta=1.0):
+        if not delta > 0:
+            raise ValueError(f"Huber delta must be positive, got {delta!r}")
+        self.delta = float(delta)
+
+    def __call__(self, y, F):
+        r = np.abs(y - F)
+        return np.where(r <= self.delta, 0.5 * r**2, self.delta * (r - 0.5 * self.delta))
+
+    def gradient(self, y, F):
+        r = y - F
+        return np.where(np.abs(r) <= self.delta, -r, -self.delta * np.sign(r))
+
+    def hessian(self, y, F):
+        return (np.abs(y - F) <= self.delta).astype(float)
+
+    def optimal_constant(self, y, sample_weight=None):
+        y = np.asarray(y, float)
+        if y.min() == y.max():
+            return float(y[0])
+        result = minimize_scalar(
+            lambda c: self.mean(y, np.full_like(y, c), sample_weight),
+            bounds=(y.min(), y.max()),
+            method="bounded",
+            options={"xatol": 1e-10 * max(1.0, np.ptp(y))},
+        )
+        return float(result.x)
+
+
+class LogLoss(Loss):
+    r"""Binary log loss with labels ``y ∈ {0, 1}`` and ``F`` the log-odds.
+
+    ``L = log(1 + e^F) − y F``, ``p = σ(F) = 1 / (1 + e^{−F})``,
+    ``g = p − y``, ``h = p (1 − p)`` (exact). Optimal constant:
+    ``log(ȳ / (1 − ȳ))``. This is scikit-learn's ``HalfBinomialLoss``.
+    """
+
+    name = "log_loss"
+    labels = (0, 1)
+
+    def __call__(self, y, F):
+        return np.logaddexp(0.0, F) - y * F
+
+    def gradient(self, y, F):
+        return expit(F) - y
+
+    def hessian(self, y, F):
+        return expit(F) * expit(-F)
+
+    def optimal_constant(self, y, sample_weight=None):
+        p = np.clip(_average(y, sample_weight), P_CLIP, 1 - P_CLIP)
+        return float(np.log(p) - np.log1p(-p))
+
+    def predict_proba(self, F):
+        """Probability of the positive class, ``σ(F)``."""
+        return expit(F)
+
+
+class BinomialDeviance(Loss):
+    r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
+
+    ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (seed 000's loss,
+    Friedman 2001 §4.5). With ``s = σ(−2yF)``:
+    ``g = −2 y s`` and ``h = 4 s (1 − s)`` (exact, using ``y² = 1``).
+    Optimal constant: ``½ log(p̄ / (1 − p̄))`` with ``p̄`` the rate of ``y = 1``.
+    """
+
+    name = "binomial_deviance"
+    labels = (-1, 1)
+
+    def __call__(self, y, F):
+        return np.logaddexp(0.0, -2.0 * y * F)
+
+    def gradient(self, y, F):
+        return -2.0 * y * expit(-2.0 * y * F)
+
+    def hessian(self, y, F):
+        return 4.0 * expit(-2.0 * y * F) * expit(2.0 * y * F)
+
+    def optimal_constant(self, y, sample_weight=None):
+        p = np.clip(_average((np.asarray(y) + 1) / 2, sample_weight), P_CLIP, 1 - P_CLIP)
+        return float(0.5 * (np.log(p) - np.log1p(-p)))
+
+    def predict_proba(self, F):
+        """Probability of the positive class, ``σ(2F)``."""
+        return expit(2.0 * F)
+
+
+class Exponential(Loss):
+    r"""AdaBoost's exponential loss ``L = e^{−yF}``, ``y ∈ {−1, +1}``.
+
+    ``g = −y e^{−yF}``, ``h = e^{−yF}`` (exact while ``−yF ≤ 700``; beyond, the
+    exponent is clipped at 700 so that values stay finite). ``F`` is half the
+    log-odds, ``P(y = 1 | x) = σ(2F)`` (Friedman, Hastie & Tibshirani 2000).
+    Optimal constant: ``½ log(Σ_{y=1} w / Σ_{y=−1} w)``.
+    """
+
+    name = "exponential"
+    labels = (-1, 1)
+
+    def _e(self, y, F):
+        return np.exp(np.minimum(-y * F, EXP_CLIP))
+
+    def __call__(self, y, F):
+        return self._e(y, F)
+
+    def gradient(self, y, F):
+        return -y * self._e(y, F)
+
+    def hessian(self, y, F):
+        return self._e(y, F)
+
+    def optimal_constant(self, y, sample_weight=None):
+        p = np.clip(_average((np.asarray(y) + 1) / 2, sample_weight), P_CLIP, 1 - P_CLIP)
+        return float(0.5 * (np.log(p) - np.log1p(-p)))
+
+    def predict_proba(self, F):
+        """Probability of the positive class, ``σ(2F)``."""
+        return expit(2.0 * F)
+
+
+class Quadratic(Loss):
+    r"""Multi-output quadratic loss ``L = (y − F)ᵀ(y − F)`` (seed 001).
+
+    ``y`` and ``F`` have shape ``(n, K)``. No ½ in front, as in the source:
+    ``g = −2 (y − F)``, ``H = 2 I`` (exact), so the Newton direction
+    ``−H⁻¹ g`` is the residual ``y − F``. Optimal constant: the column means.
+    """
+
+    name = "quadratic"
+    vector = True
+
+    def __call__(self, y, F):
+        return np.sum((y - F) ** 2, axis=1)
+
+    def gradient(self, y, F):
+        return -2.0 * (y - F)
+
+    def hessian(self, y, F):
+        n, K = np.shape(F)
+        return np.broadcast_to(2.0 * np.eye(K), (n, K, K)).copy()
+
+    def optimal_constant(self, y, sample_weight=None):
+        return np.asarray(_average(y, sample_weight), dtype=float)
+
+
+class Softmax(Loss):
+    r"""Multinomial log loss for ``K`` classes, ``y`` one-hot of shape ``(n, K)``.
+
+    ``p = softmax(F)``, ``L = log Σ_k e^{F_k} − Σ_k y_k F_k``, ``g = p − y``,
+    ``H = diag(p) − p pᵀ`` (exact). ``H`` is singular along ``(1, …, 1)``
+    because adding a constant to every ``F_k`` changes nothing; the Newton
+    direction handles that (see :mod:`boostlib.directions`). Optimal constant:
+    the log class frequencies, centred to sum to zero.
+    """
+
+    name = "softmax"
+    labels = (0, 1)
+    vector = True
+
+    def __call__(self, y, F):
+        return logsumexp(F, axis=1) - np.sum(y * F, axis=1)
+
+    def gradient(self, y, F):
+        return softmax(F, axis=1) - y
+
+    def hessian(self, y, F):
+        p = softmax(F, axis=1)
+        return np.einsum("ij,jk->ijk", p, np.eye(p.shape[1])) - np.einsum("ij,ik->ijk", p, p)
+
+    def optimal_constant(self, y, sample_weight=None):
+        logp = np.log(np.clip(_average(y, sample_weight), P_CLIP, 1.0))
+        return logp - logp.mean()
+
+    def predict_proba(self, F):
+        """Class probabilities ``softmax(F)``, shape ``(n, K)``."""
+        return softmax(F, axis=1)
+
+
+LOSSES = {
+    cls.name: cls
+    for cls in (
+        SquaredError,
+        AbsoluteError,
+        Huber,
+        LogLoss,
+        BinomialDeviance,
+        Exponential,
+        Quadratic,
+        Softmax,
+    )
+}
+
+
+def get_loss(loss):
+    """A :class:`Loss` from its name, or the instance itself.
+
+    Raises ``ValueError`` naming the parameter for an unknown name.
+    """
+    if isinstance(loss, Loss):
+        return loss
+    if isinstance(loss, str) and loss in LOSSES:
+        return LOSSES[loss]()
+    raise ValueError(f"loss={loss!r} is not one of {sorted(LOSSES)} or a boostlib Loss instance")
