@@ -36,9 +36,9 @@ __all__ = [
     "weighted_lower_median",
 ]
 
-# exp(700) ~ 1e304 is the largest power of e that float64 holds with room to
-# spare; the exponential loss clips its exponent there so values stay finite.
-EXP_CLIP = 700.0
+# The exponential loss clips its exponent at 650 (e^650 ~ 1e282): finite, and a
+# sum over 1e25 such samples still fits in float64.
+EXP_CLIP = 650.0
 # Probabilities are kept in [P_CLIP, 1 - P_CLIP] when turned into log-odds.
 P_CLIP = 1e-15
 
@@ -143,7 +143,10 @@ class AbsoluteError(Loss):
 
     ``g = sign(F − y)``; the Hessian is zero wherever it exists (``F ≠ y``),
     so :meth:`hessian` returns zeros and Newton directions are undefined.
-    Optimal constant: the lower weighted median of ``y``.
+    Optimal constant: a median of ``y``; ``np.median`` (the midpoint of the
+    two middle values) without weights, the lower weighted median with them,
+    as scikit-learn does. Every point between the two middle values minimises
+    ``Σ |y − c|``.
     """
 
     name = "absolute_error"
@@ -160,6 +163,8 @@ class AbsoluteError(Loss):
         return np.zeros_like(F, dtype=float)
 
     def optimal_constant(self, y, sample_weight=None):
+        if sample_weight is None:
+            return float(np.median(y))
         return weighted_lower_median(y, sample_weight)
 
 
@@ -267,8 +272,8 @@ class BinomialDeviance(Loss):
 class Exponential(Loss):
     r"""AdaBoost's exponential loss ``L = e^{−yF}``, ``y ∈ {−1, +1}``.
 
-    ``g = −y e^{−yF}``, ``h = e^{−yF}`` (exact while ``−yF ≤ 700``; beyond, the
-    exponent is clipped at 700 so that values stay finite). ``F`` is half the
+    ``g = −y e^{−yF}``, ``h = e^{−yF}`` (exact while ``−yF ≤ 650``; beyond, the
+    exponent is clipped at 650 so that values stay finite). ``F`` is half the
     log-odds, ``P(y = 1 | x) = σ(2F)`` (Friedman, Hastie & Tibshirani 2000).
     Optimal constant: ``½ log(Σ_{y=1} w / Σ_{y=−1} w)``.
     """

@@ -1,0 +1,436 @@
+r"""The stage-wise loop and the scikit-learn estimators around it (chapters 3–6).
+
+Every method in the book is this loop with three choices plugged in
+(chapter 3, Algorithm ``gbm``):
+
+1. ``F_0(x)``: the loss's optimal constant, zero, or a learner fitted to ``y``
+   and scaled by the step rule (seeds 000 and 001 start so);
+2. for ``m = 1 … M``:
+
+   a. target and weight ``(z, w) = direction(L, y, F_{m−1})``;
+   b. fit the learner: ``a_m = argmin_a Σ w (z − h(x; a))²``, ``u = h(x; a_m)``;
+   c. step ``ρ_m = step(L, y, F_{m−1}, u)``;
+   d. ``F_m = F_{m−1} + ν ρ_m u``, with ``ν`` the learning rate.
+
+The random state reaches the learners the way scikit-learn's gradient boosting
+hands it out — one ``RandomState`` passed to each learner in turn, after the
+subsample of that stage is drawn from it — so the same configuration
+reproduces ``GradientBoostingRegressor``/``Classifier`` exactly.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.dummy import DummyRegressor
+
+# scikit-learn's own subsample mask (Knuth's selection sampling): using it makes
+# subsampled runs reproduce scikit-learn's gradient boosting draw for draw.
+from sklearn.ensemble._gradient_boosting import _random_sample_mask
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelEncoder
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .directions import get_direction
+from .losses import Loss, Softmax, get_loss
+from .steps import get_step
+
+__all__ = ["BoostingClassifier", "BoostingRegressor"]
+
+INITS = ("constant", "zero", "learner")
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+class _Boosting(BaseEstimator):
+    """The loop shared by :class:`BoostingRegressor` and :class:`BoostingClassifier`."""
+
+    def __init__(
+        self,
+        loss,
+        direction="gradient",
+        step="leaf_newton",
+        learner=None,
+        n_estimators=100,
+        learning_rate=0.1,
+        init="constant",
+        subsample=1.0,
+        tol=None,
+        n_iter_no_change=None,
+        validation_fraction=0.1,
+        random_state=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.direction = direction
+        self.step = step
+        self.learner = learner
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.init = init
+        self.subsample = subsample
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- parameters -------------------------------------------------------
+    def _check_params(self):
+        """Validate every hyper-parameter; ``ValueError`` names the one at fault."""
+        if not _is_int(self.n_estimators) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        if not _is_real(self.learning_rate) or not 0 < self.learning_rate < np.inf:
+            raise ValueError(f"learning_rate must be a positive number, got {self.learning_rate!r}")
+        if not _is_real(self.subsample) or not 0 < self.subsample <= 1:
+            raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
+        if self.tol is not None and (not _is_real(self.tol) or not 0 <= self.tol < np.inf):
+            raise ValueError(f"tol must be None or a number >= 0, got {self.tol!r}")
+        if self.n_iter_no_change is not None and (
+            not _is_int(self.n_iter_no_change) or self.n_iter_no_change < 1
+        ):
+            raise ValueError(
+                f"n_iter_no_change must be None or an integer >= 1, got {self.n_iter_no_change!r}"
+            )
+        if not _is_real(self.validation_fraction) or not 0 < self.validation_fraction < 1:
+            raise ValueError(
+                f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}"
+            )
+        if not isinstance(self.init, str) or self.init not in INITS:
+            raise ValueError(f"init={self.init!r} is not one of {list(INITS)}")
+        if self.learner is not None and not (
+            hasattr(self.learner, "fit") and hasattr(self.learner, "predict")
+        ):
+            raise ValueError(f"learner must be a scikit-learn regressor, got {self.learner!r}")
+        self._direction = get_direction(self.direction)
+        self._step = get_step(self.step)
+
+    def _new_learner(self, rng):
+        """A fresh copy of the learner that draws from the shared random state."""
+        learner = clone(self.learner) if self.learner is not None else DecisionTreeRegressor(
+            max_depth=3
+        )
+        if "random_state" in learner.get_params():
+            learner.set_params(random_state=rng)
+        return learner
+
+    def _fit_learner(self, learner, X, z, w):
+        """Fit ``h(x; a)`` to target ``z`` by (weighted) least squares; return ``u``."""
+        if np.all(w == 1.0):
+            learner.fit(X, z)
+        else:
+            learner.fit(X, z, sample_weight=w)
+        return self._learner_output(learner, X)
+
+    def _learner_output(self, learner, X):
+        u = np.asarray(learner.predict(X), dtype=float)
+        return u.reshape(len(X), -1) if self.loss_.vector else u.reshape(len(X))
+
+    # -- the loop ---------------------------------------------------------
+    def _fit_boosting(self, X, Y, stratify=None):
+        """Fit on internal targets ``Y`` (the loss's convention). Sets the fitted attributes."""
+        loss = self.loss_
+        if self.n_iter_no_change is not None:
+            X, X_val, Y, Y_val = train_test_split(
+                X, Y, random_state=self.random_state, test_size=self.validation_fraction,
+                stratify=stratify,
+            )
+        n = len(X)
+        rng = check_random_state(self.random_state)
+        F = self._fit_init(X, Y, rng)
+        self.estimators_, steps, losses = [], [], [loss.mean(Y, F)]
+        n_inbag = max(1, int(self.subsample * n))
+        bag = None
+        if self.n_iter_no_change is not None:
+            F_val = self.init_step_ * self._learner_output(self.init_, X_val)
+            history = np.full(self.n_iter_no_change, np.inf)
+            val_tol = 1e-4 if self.tol is None else self.tol
+        if self.verbose:
+            print(f"{'Iter':>10} {'Train Loss':>16} {'Step':>12} {'Elapsed':>10}")
+        start = time.perf_counter()
+        for m in range(self.n_estimators):
+            if self.subsample < 1.0:
+                bag = _random_sample_mask(n, n_inbag, rng).astype(float)
+            z, w = self._direction(loss, Y, F)
+            learner = self._new_learner(rng)
+            u = self._fit_learner(learner, X, z, w if bag is None else w * bag)
+            rho, u = self._step(loss, Y, F, u, sample_weight=bag, learner=learner, X=X)
+            F = F + self.learning_rate * rho * u
+            self.estimators_.append(learner)
+            steps.append(rho)
+            losses.append(loss.mean(Y, F))
+            if self.verbose:
+                print(f"{m + 1:>10d} {losses[-1]:>16.4f} {rho:>12.4g} "
+                      f"{time.perf_counter() - start:>9.2f}s")
+            if self.n_iter_no_change is not None:
+                # scikit-learn's rule: stop unless the validation loss beats
+                # one of the last n_iter_no_change values by more than tol
+                F_val = F_val + self.learning_rate * rho * self._learner_output(learner, X_val)
+                val_loss = loss.mean(Y_val, F_val)
+                if np.any(val_loss + val_tol < history):
+                    history[m % len(history)] = val_loss
+                else:
+                    break
+            elif self.tol is not None and abs(losses[-1] - losses[-2]) < self.tol:
+                break  # seed 000's stop: the training loss no longer changes
+        self.steps_ = np.asarray(steps, dtype=float)
+        self.train_loss_ = np.asarray(losses)
+        self.n_estimators_ = len(self.estimators_)
+        return self
+
+    def _fit_init(self, X, Y, rng):
+        """``F_0``: optimal constant, zero, or ``ρ_0 h_0(x)`` with ``h_0`` fitted to ``y``."""
+        loss = self.loss_
+        if self.init == "learner":
+            learner = self._new_learner(rng)
+            u = self._fit_learner(learner, X, Y, np.ones(len(Y)))
+            F_zero = np.zeros_like(u)
+            rho, u = self._step(loss, Y, F_zero, u, sample_weight=None, learner=learner, X=X)
+            self.init_, self.init_step_ = learner, rho
+            return rho * u
+        c = loss.optimal_constant(Y) if self.init == "constant" else np.zeros(Y.shape[1:])
+        target = np.broadcast_to(c, Y.shape).astype(float)
+        self.init_ = DummyRegressor(strategy="constant", constant=c).fit(X[:1], target[:1])
+        self.init_step_ = 1.0
+        return target.copy()
+
+    # -- prediction -------------------------------------------------------
+    def _staged_raw(self, X):
+        """Yield ``F_m(X)`` after every stage ``m = 1 … M``."""
+        F = self.init_step_ * self._learner_output(self.init_, X)
+        for rho, learner in zip(self.steps_, self.estimators_, strict=True):
+            F = F + self.learning_rate * rho * self._learner_output(learner, X)
+            yield F
+
+    def _raw_predict(self, X):
+        F = self.init_step_ * self._learner_output(self.init_, X)
+        for rho, learner in zip(self.steps_, self.estimators_, strict=True):
+            F += self.learning_rate * rho * self._learner_output(learner, X)
+        return F
+
+    def _validate_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False)
+
+
+class BoostingRegressor(RegressorMixin, _Boosting):
+    """Boosting for regression: ``F(x) = F_0(x) + ν Σ_m ρ_m h_m(x)``.
+
+    Parameters
+    ----------
+    loss : str or Loss, default="squared_error"
+        ``"squared_error"``, ``"absolute_error"``, ``"huber"`` or, for a
+        two-dimensional ``y``, ``"quadratic"`` (seed 001's ``(y − f)ᵀ(y − f)``);
+        or a :class:`~boostlib.losses.Loss` instance.
+    direction : str, default="gradient"
+        What the learner is fitted to: ``"gradient"``, ``"newton"``,
+        ``"newton_unweighted"``, ``"newton_raphson"`` (see :mod:`boostlib.directions`).
+    step : str, default="leaf_newton"
+        How far to go: ``"line_search"``, ``"newton"``, ``"leaf_newton"``,
+        ``"constant"`` (see :mod:`boostlib.steps`).
+    learner : regressor or None, default=None
+        Any scikit-learn regressor, cloned per stage; ``None`` means
+        ``DecisionTreeRegressor(max_depth=3)``. Its ``random_state`` is replaced
+        by the shared random state.
+    n_estimators : int, default=100
+        Number of stages ``M``.
+    learning_rate : float, default=0.1
+        Shrinkage ``ν``.
+    init : {"constant", "zero", "learner"}, default="constant"
+        ``F_0``: the loss's optimal constant, zero, or a learner fitted to ``y``
+        and scaled by the step rule.
+    subsample : float, default=1.0
+        Fraction of samples drawn without replacement for each stage (Friedman 2002).
+    tol : float or None, default=None
+        Without ``n_iter_no_change``: stop when the mean training loss changes
+        by less than ``tol`` (seed 000's rule). With it: the improvement in
+        validation loss that counts (scikit-learn's ``tol``; 1e-4 if None).
+    n_iter_no_change : int or None, default=None
+        Stop when the validation loss has not improved by ``tol`` in this many
+        stages, as scikit-learn does.
+    validation_fraction : float, default=0.1
+        Share of the training data held out for ``n_iter_no_change``.
+    random_state : int, RandomState or None, default=None
+        Seeds subsampling, the validation split and every learner.
+    verbose : int, default=0
+        Print one line per stage.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted learners ``h_m``
+    steps_ : ndarray of shape (n_estimators_,), the steps ``ρ_m``
+    train_loss_ : ndarray of shape (n_estimators_ + 1,), the mean training
+        loss after ``F_0`` and after every stage
+    init_ : the fitted initial model; ``F_0(x) = init_step_ · init_.predict(x)``
+    init_step_ : float
+    n_estimators_ : int, the number of stages actually built
+    loss_ : the :class:`~boostlib.losses.Loss` in use
+    """
+
+    def __init__(
+        self,
+        loss="squared_error",
+        direction="gradient",
+        step="leaf_newton",
+        learner=None,
+        n_estimators=100,
+        learning_rate=0.1,
+        init="constant",
+        subsample=1.0,
+        tol=None,
+        n_iter_no_change=None,
+        validation_fraction=0.1,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            loss=loss, direction=direction, step=step, learner=learner,
+            n_estimators=n_estimators, learning_rate=learning_rate, init=init,
+            subsample=subsample, tol=tol, n_iter_no_change=n_iter_no_change,
+            validation_fraction=validation_fraction, random_state=random_state,
+            verbose=verbose,
+        )
+
+    def fit(self, X, y):
+        """Fit the boosted model to ``X`` of shape (n, d) and ``y`` of shape (n,) or (n, K)."""
+        self._check_params()
+        loss = get_loss(self.loss)
+        if loss.labels is not None:
+            raise ValueError(f"loss={loss.name!r} is a classification loss; use BoostingClassifier")
+        X, y = validate_data(
+            self, X, y, y_numeric=True, multi_output=loss.vector
+        )
+        y = np.asarray(y, dtype=float)
+        self._y_2d = y.ndim == 2
+        if loss.vector and y.ndim == 1:
+            y = y[:, None]
+        self.loss_ = loss
+        return self._fit_boosting(X, y)
+
+    def _output(self, F):
+        return F if self._y_2d or not self.loss_.vector else F[:, 0]
+
+    def predict(self, X):
+        """``F_M(x)``, the prediction."""
+        return self._output(self._raw_predict(self._validate_X(X)))
+
+    def staged_predict(self, X):
+        """Yield the prediction after every stage ``m = 1 … M``."""
+        for F in self._staged_raw(self._validate_X(X)):
+            yield self._output(F)
+
+
+class BoostingClassifier(ClassifierMixin, _Boosting):
+    """Boosting for classification; any label type, binary or multi-class.
+
+    Parameters are those of :class:`BoostingRegressor`, except
+
+    loss : str or Loss, default="log_loss"
+        ``"log_loss"`` (``F`` = log-odds; multi-class: ``"softmax"``),
+        ``"binomial_deviance"`` (``log(1 + e^{−2yF})``, seed 000),
+        ``"exponential"`` (AdaBoost) or ``"softmax"``. Labels are mapped to
+        each loss's convention internally: ``{0, 1}``, ``{−1, +1}`` or one-hot.
+        Multi-class fits one multi-output learner per stage.
+
+    Attributes are those of :class:`BoostingRegressor`, plus ``classes_``.
+    """
+
+    def __init__(
+        self,
+        loss="log_loss",
+        direction="gradient",
+        step="leaf_newton",
+        learner=None,
+        n_estimators=100,
+        learning_rate=0.1,
+        init="constant",
+        subsample=1.0,
+        tol=None,
+        n_iter_no_change=None,
+        validation_fraction=0.1,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            loss=loss, direction=direction, step=step, learner=learner,
+            n_estimators=n_estimators, learning_rate=learning_rate, init=init,
+            subsample=subsample, tol=tol, n_iter_no_change=n_iter_no_change,
+            validation_fraction=validation_fraction, random_state=random_state,
+            verbose=verbose,
+        )
+
+    def fit(self, X, y):
+        """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes)."""
+        self._check_params()
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        encoder = LabelEncoder().fit(y)
+        self.classes_ = encoder.classes_
+        K = len(self.classes_)
+        if K < 2:
+            raise ValueError(
+                f"y has only one class ({self.classes_[0]!r}); "
+                "a classifier needs at least 2 classes"
+            )
+        codes = encoder.transform(y)
+        loss = get_loss(self.loss)
+        if loss.name == "log_loss" and K > 2:
+            loss = Softmax()
+        if not isinstance(loss, Loss) or loss.labels is None:
+            raise ValueError(f"loss={loss.name!r} is a regression loss; use BoostingRegressor")
+        if loss.vector:
+            Y = np.eye(K)[codes]
+        elif K > 2:
+            raise ValueError(f"loss={loss.name!r} is binary only, but y has {K} classes")
+        else:
+            Y = np.where(codes == 1, loss.labels[1], loss.labels[0]).astype(float)
+        self.loss_ = loss
+        return self._fit_boosting(X, Y, stratify=codes)
+
+    def decision_function(self, X):
+        """The raw score ``F_M(x)``: shape (n,) for two classes, (n, K) for more."""
+        return self._raw_predict(self._validate_X(X))
+
+    def staged_decision_function(self, X):
+        """Yield ``F_m(x)`` after every stage."""
+        yield from self._staged_raw(self._validate_X(X))
+
+    def _proba(self, F):
+        if self.loss_.vector:
+            return self.loss_.predict_proba(F)
+        p = self.loss_.predict_proba(F)
+        return np.column_stack([1 - p, p])
+
+    def predict_proba(self, X):
+        """Class probabilities through the loss's link: ``σ(F)``, ``σ(2F)`` or ``softmax(F)``."""
+        return self._proba(self.decision_function(X))
+
+    def staged_predict_proba(self, X):
+        """Yield the class probabilities after every stage."""
+        for F in self.staged_decision_function(X):
+            yield self._proba(F)
+
+    def _labels(self, F):
+        codes = F.argmax(axis=1) if F.ndim == 2 else (F > 0).astype(int)
+        return self.classes_[codes]
+
+    def predict(self, X):
+        """The most probable class (binary: ``F > 0``)."""
+        return self._labels(self.decision_function(X))
+
+    def staged_predict(self, X):
+        """Yield the predicted classes after every stage."""
+        for F in self.staged_decision_function(X):
+            yield self._labels(F)

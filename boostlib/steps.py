@@ -1,0 +1,184 @@
+r"""Steps: how far to go along the learner's output ``u`` (chapters 3 and 5).
+
+Every step takes the loss, the targets ``y``, the current model ``F`` on the
+training points and the fitted learner's output ``u = h(x; a)`` there, and
+returns ``(ρ, u)``; the boosting loop then updates ``F ← F + ν ρ u`` with the
+learning rate ``ν``. Only ``leaf_newton`` changes ``u`` (it rewrites the
+leaves of a tree learner, as Friedman's TreeBoost does).
+
+==================  =====================================================
+name                rule
+==================  =====================================================
+``line_search``     ``ρ = argmin_ρ Σ w L(y, F + ρ u)`` (scipy's bounded Brent)
+``newton``          Newton iterations on ``ρ``: ``ρ ← ρ − Σ w gᵀu / Σ w uᵀHu``
+``leaf_newton``     per leaf ``R``: ``γ_R = −Σ_R w g / Σ_R w h``; absolute
+                    error and Huber: ``γ_R = argmin_γ Σ_R w L(y, F + γ)``
+``constant``        ``ρ = 1``
+==================  =====================================================
+
+For quadratic loss the first Newton iteration is already exact: it is the
+closed-form step ``γ = Σ (y − F)ᵀu / Σ uᵀu`` of seed 001 (chapter 5).
+Every ``ρ`` is kept in ``[−RHO_MAX, RHO_MAX]``: on separable data the exact
+line search would otherwise run off to infinity (chapter 4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+__all__ = [
+    "NEWTON_MAX_ITER",
+    "RHO_MAX",
+    "STEPS",
+    "constant",
+    "get_step",
+    "leaf_newton",
+    "line_search",
+    "newton",
+]
+
+RHO_MAX = 1e4
+NEWTON_MAX_ITER = 50
+# Below this a curvature (Σ w h, Σ w uᵀHu) counts as zero: no Newton step is
+# possible and the value is 0, as in scikit-learn's _safe_divide.
+TINY = 1e-150
+
+
+def _directional_derivatives(loss, y, F, u, sample_weight):
+    """``φ′(0) = Σ w gᵀu`` and ``φ″(0) = Σ w uᵀHu`` for ``φ(ρ) = Σ w L(y, F + ρu)``."""
+    w = np.ones(len(F)) if sample_weight is None else sample_weight
+    g = loss.gradient(y, F)
+    H = loss.hessian(y, F)
+    if loss.vector:
+        slope = np.einsum("i,ik,ik->", w, g, u)
+        curvature = np.einsum("i,ij,ijk,ik->", w, u, H, u)
+    else:
+        slope = np.dot(w, g * u)
+        curvature = np.dot(w, H * u * u)
+    return float(slope), float(curvature)
+
+
+def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
+    """Exact line search ``ρ = argmin_ρ Σ w L(y, F + ρu)`` (chapter 3, eq. ``line-search``).
+
+    The side of zero is chosen by the slope ``Σ w gᵀu``; the bracket doubles
+    until the loss stops falling (at most up to ``RHO_MAX``); then scipy's
+    bounded Brent method finds the minimum inside it.
+    """
+
+    def phi(rho):
+        return loss.mean(y, F + rho * u, sample_weight)
+
+    slope, _ = _directional_derivatives(loss, y, F, u, sample_weight)
+    if slope == 0.0 or not np.any(u):
+        return 0.0, u
+    sign = -np.sign(slope)
+    hi = 1.0
+    while hi < RHO_MAX and phi(sign * 2 * hi) < phi(sign * hi):
+        hi *= 2
+    hi = min(2 * hi, RHO_MAX)
+    result = minimize_scalar(
+        lambda r: phi(sign * r), bounds=(0.0, hi), method="bounded",
+        options={"xatol": 1e-10 * hi, "maxiter": 500},
+    )
+    return float(sign * result.x), u
+
+
+def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEWTON_MAX_ITER):
+    """Newton's method on the step: ``ρ ← ρ − φ′(ρ)/φ″(ρ)`` (chapter 5, eq. ``newton-step``).
+
+    ``φ′(ρ) = Σ w gᵀu`` and ``φ″(ρ) = Σ w uᵀHu`` at ``F + ρu``. From ``ρ = 0``
+    the first iteration is ``−Σ w gᵀu / Σ w uᵀHu``, exact for quadratic loss
+    (the closed-form γ). A step that raises the loss is halved, so the
+    iterations never go uphill; ``max_iter=1`` gives the one-step value.
+    """
+    if not loss.positive_hessian:
+        raise ValueError(
+            f"step='newton' needs a loss with a positive Hessian; {loss.name}'s is zero "
+            "on part of its domain. Use step='line_search' or 'leaf_newton'."
+        )
+    rho = 0.0
+    current = loss.mean(y, F, sample_weight)
+    for _ in range(max_iter):
+        slope, curvature = _directional_derivatives(loss, y, F + rho * u, u, sample_weight)
+        if curvature <= TINY:
+            break
+        delta = -slope / curvature
+        candidate = float(np.clip(rho + delta, -RHO_MAX, RHO_MAX))
+        value = loss.mean(y, F + candidate * u, sample_weight)
+        while value > current and abs(candidate - rho) > 1e-15 * (1 + abs(rho)):
+            candidate = 0.5 * (rho + candidate)
+            value = loss.mean(y, F + candidate * u, sample_weight)
+        converged = abs(candidate - rho) <= 1e-12 * (1 + abs(rho))
+        rho, current = candidate, min(value, current)
+        if converged:
+            break
+    return rho, u
+
+
+def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
+    """One value per tree leaf: Friedman's TreeBoost (Algorithm 1, steps 4–5; chapter 3).
+
+    For a loss with a positive Hessian each leaf ``R`` gets one Newton step,
+    ``γ_R = −Σ_R w g / Σ_R w h`` (``−(Σ_R w H)⁻¹ Σ_R w g`` for a vector loss);
+    for absolute error and Huber, the leaf's exact minimiser
+    ``argmin_γ Σ_R w L(y, F + γ)`` (for absolute error the lower weighted
+    median of the residuals ``y − F``, as scikit-learn computes it).
+    The tree's leaf values are overwritten in place; returns ``(1, new u)``.
+    """
+    tree = getattr(learner, "tree_", None)
+    if tree is None or X is None:
+        raise ValueError(
+            "step='leaf_newton' needs a tree learner (with tree_ and apply), such as "
+            f"DecisionTreeRegressor; got {type(learner).__name__}"
+        )
+    w = np.ones(len(F)) if sample_weight is None else sample_weight
+    leaves = learner.apply(X)
+    leaf_ids = np.flatnonzero(tree.children_left == -1)
+    values = tree.value  # a view: writing to it changes the tree's predictions
+    if loss.vector:
+        g, H = loss.gradient(y, F), loss.hessian(y, F)
+        K = g.shape[1]
+        for leaf in leaf_ids:
+            inside = leaves == leaf
+            G = w[inside] @ g[inside]
+            Hsum = np.einsum("i,ijk->jk", w[inside], H[inside]) + TINY * np.eye(K)
+            values[leaf, :, 0] = -np.linalg.solve(Hsum, G) if w[inside].sum() > 0 else 0.0
+    elif loss.positive_hessian:
+        n_nodes = tree.node_count
+        G = np.bincount(leaves, weights=w * loss.gradient(y, F), minlength=n_nodes)
+        Hsum = np.bincount(leaves, weights=w * loss.hessian(y, F), minlength=n_nodes)
+        safe = np.abs(Hsum[leaf_ids]) >= TINY
+        values[leaf_ids, 0, 0] = np.where(safe, -G[leaf_ids] / np.where(safe, Hsum[leaf_ids], 1), 0)
+    else:
+        residual = y - F
+        for leaf in leaf_ids:
+            inside = (leaves == leaf) & (w > 0)
+            values[leaf, 0, 0] = (
+                loss.optimal_constant(residual[inside], w[inside]) if inside.any() else 0.0
+            )
+    new_u = values[leaves, :, 0]
+    return 1.0, (new_u if loss.vector else new_u[:, 0])
+
+
+def constant(loss, y, F, u, sample_weight=None, learner=None, X=None):
+    """No search: ``ρ = 1``; the learning rate alone scales the step (XGBoost's choice)."""
+    return 1.0, u
+
+
+STEPS = {
+    "line_search": line_search,
+    "newton": newton,
+    "leaf_newton": leaf_newton,
+    "constant": constant,
+}
+
+
+def get_step(name):
+    """The step function for ``name``; ``ValueError`` naming the parameter otherwise."""
+    if callable(name):
+        return name
+    if isinstance(name, str) and name in STEPS:
+        return STEPS[name]
+    raise ValueError(f"step={name!r} is not one of {sorted(STEPS)}")
