@@ -1,0 +1,178 @@
+"""Steps: each rule against a brute-force argmin; the closed-form γ; TreeBoost's leaves."""
+
+import numpy as np
+import pytest
+from conftest import sample
+from sklearn.tree import DecisionTreeRegressor
+
+from boostlib import steps
+from boostlib.losses import (
+    AbsoluteError,
+    BinomialDeviance,
+    Exponential,
+    Huber,
+    LogLoss,
+    Quadratic,
+    Softmax,
+    SquaredError,
+)
+from boostlib.steps import RHO_MAX, get_step
+
+SMOOTH = [SquaredError(), LogLoss(), BinomialDeviance(), Exponential(), Quadratic(), Softmax()]
+
+
+def brute_force_argmin(loss, y, F, u, lo=-50.0, hi=50.0):
+    """Grid search, then a finer grid around the best point."""
+    for _ in range(4):
+        grid = np.linspace(lo, hi, 2001)
+        values = [loss.mean(y, F + r * u) for r in grid]
+        best = grid[int(np.argmin(values))]
+        width = (hi - lo) / 200
+        lo, hi = best - width, best + width
+    return best
+
+
+def direction_for(loss, seed=1):
+    y, F = sample(loss, n=60, seed=seed, scale=1.0)
+    u = -loss.gradient(y, F) + 0.3 * np.random.default_rng(seed).normal(size=np.shape(F))
+    return y, F, u
+
+
+@pytest.mark.parametrize("loss", SMOOTH + [AbsoluteError(), Huber()], ids=lambda v: v.name)
+def test_line_search_is_the_argmin(loss):
+    y, F, u = direction_for(loss)
+    rho, u_out = steps.line_search(loss, y, F, u)
+    assert u_out is u
+    np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u), atol=1e-5)
+
+
+@pytest.mark.parametrize("loss", SMOOTH, ids=lambda v: v.name)
+def test_iterated_newton_is_the_argmin(loss):
+    y, F, u = direction_for(loss)
+    rho, _ = steps.newton(loss, y, F, u)
+    np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u), atol=1e-5)
+
+
+def test_one_newton_step_is_the_closed_form_gamma_for_quadratic_loss():
+    """Seed 001: γ = Σ (y − f)ᵀu / Σ uᵀu, exact in one step (chapter 5)."""
+    loss = Quadratic()
+    y, F, u = direction_for(loss)
+    gamma = np.sum((y - F) * u) / np.sum(u * u)
+    one_step, _ = steps.newton(loss, y, F, u, max_iter=1)
+    np.testing.assert_allclose(one_step, gamma, rtol=1e-12)
+    np.testing.assert_allclose(steps.line_search(loss, y, F, u)[0], gamma, rtol=1e-7)
+    np.testing.assert_allclose(brute_force_argmin(loss, y, F, u), gamma, atol=1e-5)
+
+
+def test_one_newton_step_is_minus_slope_over_curvature():
+    loss = LogLoss()
+    y, F, u = direction_for(loss)
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    rho, _ = steps.newton(loss, y, F, u, max_iter=1)
+    np.testing.assert_allclose(rho, -np.sum(g * u) / np.sum(h * u * u), rtol=1e-12)
+
+
+def test_newton_step_never_goes_uphill_on_a_steep_exponential():
+    loss = Exponential()
+    y = np.array([1.0, 1.0, -1.0])
+    F = np.array([-3.0, 0.0, 0.0])
+    u = np.array([5.0, 5.0, 5.0])
+    rho, _ = steps.newton(loss, y, F, u)
+    assert loss.mean(y, F + rho * u) <= loss.mean(y, F)
+    np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u, -2, 2), atol=1e-5)
+
+
+def test_steps_are_bounded_on_separable_data():
+    """On separable data the loss falls forever along u: the line search runs until
+    the loss underflows to zero (or RHO_MAX), always finite and without warnings."""
+    loss = LogLoss()
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    F = np.zeros(4)
+    u = np.array([-1.0, -1.0, 1.0, 1.0])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        rho_ls, _ = steps.line_search(loss, y, F, u)
+        rho_nt, _ = steps.newton(loss, y, F, u)
+    assert 30 < rho_ls <= RHO_MAX and loss.mean(y, F + rho_ls * u) < 1e-13
+    assert 0 < rho_nt <= RHO_MAX and loss.mean(y, F + rho_nt * u) < loss.mean(y, F + u)
+
+
+def test_zero_direction_gives_zero_step():
+    loss = SquaredError()
+    y, F = sample(loss)
+    assert steps.line_search(loss, y, F, np.zeros_like(F))[0] == 0.0
+    assert steps.newton(loss, y, F, np.zeros_like(F))[0] == 0.0
+    assert steps.constant(loss, y, F, np.zeros_like(F))[0] == 1.0
+
+
+def fitted_tree(loss, seed=2, depth=2):
+    y, F = sample(loss, n=200, seed=seed, scale=1.0)
+    X = np.random.default_rng(seed).normal(size=(200, 3))
+    z = -loss.gradient(y, F)
+    tree = DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, z)
+    return X, y, F, tree
+
+
+@pytest.mark.parametrize(
+    "loss", [SquaredError(), LogLoss(), AbsoluteError(), Huber(delta=0.5)], ids=lambda v: v.name
+)
+def test_leaf_newton_values(loss):
+    """Squared error: the exact per-leaf argmin; log loss: one Newton step per leaf;
+    absolute error and Huber: the exact per-leaf argmin."""
+    X, y, F, tree = fitted_tree(loss)
+    rho, u = steps.leaf_newton(loss, y, F, tree.predict(X), learner=tree, X=X)
+    assert rho == 1.0
+    np.testing.assert_allclose(tree.predict(X), u)  # leaves were rewritten in place
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        yl, Fl = y[inside], F[inside]
+        gamma = u[inside][0]
+        if isinstance(loss, LogLoss):
+            g, h = loss.gradient(yl, Fl), loss.hessian(yl, Fl)
+            np.testing.assert_allclose(gamma, -g.sum() / h.sum(), rtol=1e-12)
+        else:
+            best = brute_force_argmin(loss, yl, Fl, np.ones_like(yl), -10, 10)
+            assert loss.mean(yl, Fl + gamma) <= loss.mean(yl, Fl + best) + 1e-9
+
+
+def test_leaf_newton_is_close_to_the_leaf_argmin_for_log_loss():
+    """One Newton step per leaf lands near the leaf's exact minimiser."""
+    loss = LogLoss()
+    X, y, F, tree = fitted_tree(loss)
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), learner=tree, X=X)
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        if len(np.unique(y[inside])) < 2:
+            continue  # one class only: the leaf's argmin is at infinity
+        best = brute_force_argmin(loss, y[inside], F[inside], np.ones(inside.sum()), -10, 10)
+        assert abs(u[inside][0] - best) < 0.1
+
+
+def test_leaf_newton_vector_loss():
+    loss = Softmax()
+    y, F = sample(loss, n=150, scale=1.0)
+    X = np.random.default_rng(0).normal(size=(150, 2))
+    tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, -loss.gradient(y, F))
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), learner=tree, X=X)
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        G = loss.gradient(y[inside], F[inside]).sum(axis=0)
+        H = loss.hessian(y[inside], F[inside]).sum(axis=0)
+        np.testing.assert_allclose(H @ u[inside][0], -G, atol=1e-8)
+
+
+def test_leaf_newton_needs_a_tree_and_names_are_checked():
+    from sklearn.linear_model import Ridge
+
+    loss = SquaredError()
+    y, F = sample(loss)
+    X = np.random.default_rng(0).normal(size=(len(y), 2))
+    ridge = Ridge().fit(X, y)
+    with pytest.raises(ValueError, match="leaf_newton"):
+        steps.leaf_newton(loss, y, F, ridge.predict(X), learner=ridge, X=X)
+    with pytest.raises(ValueError, match="step='golden'"):
+        get_step("golden")
+    with pytest.raises(ValueError, match="step='newton'.*absolute_error"):
+        steps.newton(AbsoluteError(), y, F, y - F)
