@@ -22,8 +22,9 @@ per-sample Newton direction ``z_i = −H_i⁻¹ g_i`` with weight ``tr(H_i)/K``.
 
 **Bounds.** Where ``h`` (or ``g``) vanishes, a Newton target would be
 infinite. The rule used everywhere here: divide by ``max(h, HESSIAN_FLOOR)``
-(for ``g``, keep its sign and floor its size), add ``HESSIAN_FLOOR · I`` to a
-Hessian matrix before solving, and clip every target to
+(for ``g``, keep its sign and floor its size), use the pseudo-inverse ``H⁺``
+of a Hessian matrix (softmax's is singular along ``(1, …, 1)``; ``H⁺`` gives
+the minimum-norm Newton direction), and clip every target to
 ``[−TARGET_BOUND, TARGET_BOUND]``. Targets are therefore always finite.
 """
 
@@ -34,6 +35,7 @@ import numpy as np
 __all__ = [
     "DIRECTIONS",
     "HESSIAN_FLOOR",
+    "PINV_RTOL",
     "TARGET_BOUND",
     "get_direction",
     "gradient",
@@ -44,6 +46,9 @@ __all__ = [
 
 HESSIAN_FLOOR = 1e-12
 TARGET_BOUND = 1e6
+# Eigenvalues of a Hessian matrix below PINV_RTOL × its largest count as zero in
+# H⁺: softmax's null direction (1, …, 1) comes out of eigh as ~1e-17, not 0.
+PINV_RTOL = 1e-10
 
 
 def _bounded(z):
@@ -59,12 +64,12 @@ def _require_curvature(loss, name):
 
 
 def _newton_target(loss, y, F):
-    """``−g/h`` for a scalar loss, ``−H⁻¹g`` per sample for a vector loss; and the weight."""
+    """``−g/h`` for a scalar loss, ``−H⁺g`` per sample for a vector loss; and the weight."""
     g = loss.gradient(y, F)
     H = loss.hessian(y, F)
     if loss.vector:
         K = g.shape[1]
-        z = -np.linalg.solve(H + HESSIAN_FLOOR * np.eye(K), g[..., None])[..., 0]
+        z = -np.einsum("ijk,ik->ij", np.linalg.pinv(H, rtol=PINV_RTOL, hermitian=True), g)
         w = np.trace(H, axis1=1, axis2=2) / K
     else:
         z = -g / np.maximum(H, HESSIAN_FLOOR)

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from .directions import PINV_RTOL
+
 __all__ = [
     "NEWTON_MAX_ITER",
     "RHO_MAX",
@@ -121,7 +123,8 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
     """One value per tree leaf: Friedman's TreeBoost (Algorithm 1, steps 4–5; chapter 3).
 
     For a loss with a positive Hessian each leaf ``R`` gets one Newton step,
-    ``γ_R = −Σ_R w g / Σ_R w h`` (``−(Σ_R w H)⁻¹ Σ_R w g`` for a vector loss);
+    ``γ_R = −Σ_R w g / Σ_R w h`` (``−(Σ_R w H)⁺ Σ_R w g`` for a vector loss, with
+    the pseudo-inverse ``⁺`` because softmax's Hessian is singular);
     for absolute error and Huber, the leaf's exact minimiser
     ``argmin_γ Σ_R w L(y, F + γ)`` (for absolute error the lower weighted
     median of the residuals ``y − F``, as scikit-learn computes it).
@@ -139,12 +142,11 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
     values = tree.value  # a view: writing to it changes the tree's predictions
     if loss.vector:
         g, H = loss.gradient(y, F), loss.hessian(y, F)
-        K = g.shape[1]
         for leaf in leaf_ids:
             inside = leaves == leaf
             G = w[inside] @ g[inside]
-            Hsum = np.einsum("i,ijk->jk", w[inside], H[inside]) + TINY * np.eye(K)
-            values[leaf, :, 0] = -np.linalg.solve(Hsum, G) if w[inside].sum() > 0 else 0.0
+            Hsum = np.einsum("i,ijk->jk", w[inside], H[inside])
+            values[leaf, :, 0] = -np.linalg.pinv(Hsum, rtol=PINV_RTOL, hermitian=True) @ G
     elif loss.positive_hessian:
         n_nodes = tree.node_count
         G = np.bincount(leaves, weights=w * loss.gradient(y, F), minlength=n_nodes)

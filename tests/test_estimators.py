@@ -1,0 +1,229 @@
+"""The estimators: scikit-learn conventions, reproducibility, bad input, extreme data."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris, make_friedman1, make_hastie_10_2
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.neural_network import MLPRegressor
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from boostlib import BoostingClassifier, BoostingRegressor
+from boostlib.datasets import one_hot
+from boostlib.directions import DIRECTIONS
+from boostlib.steps import STEPS
+
+
+@parametrize_with_checks(
+    [BoostingRegressor(n_estimators=20), BoostingClassifier(n_estimators=20)]
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def hastie(n=400, seed=0):
+    return make_hastie_10_2(n_samples=n, random_state=seed)
+
+
+def test_fitted_attributes():
+    X, y = hastie()
+    model = BoostingClassifier(n_estimators=15, random_state=0).fit(X, y)
+    assert model.n_estimators_ == len(model.estimators_) == len(model.steps_) == 15
+    assert model.train_loss_.shape == (16,)
+    assert np.all(np.diff(model.train_loss_) < 0)  # leaf Newton steps on log loss descend
+    np.testing.assert_array_equal(model.classes_, [-1.0, 1.0])
+    staged = list(model.staged_decision_function(X))
+    assert len(staged) == 15
+    np.testing.assert_allclose(staged[-1], model.decision_function(X))
+    loss_after_each = [model.loss_.mean((y > 0).astype(float), F) for F in staged]
+    np.testing.assert_allclose(loss_after_each, model.train_loss_[1:], rtol=1e-12)
+    np.testing.assert_allclose(list(model.staged_predict_proba(X))[-1], model.predict_proba(X))
+    np.testing.assert_array_equal(list(model.staged_predict(X))[-1], model.predict(X))
+
+
+def test_regressor_has_no_decision_function():
+    assert not hasattr(BoostingRegressor(), "decision_function")
+
+
+def test_same_random_state_same_model_and_pickle_round_trip():
+    X, y = hastie()
+    kwargs = dict(subsample=0.5, n_estimators=20, random_state=11)
+    a = BoostingClassifier(**kwargs).fit(X, y)
+    b = BoostingClassifier(**kwargs).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(a.decision_function(X), c.decision_function(X))
+    d = BoostingClassifier(subsample=0.5, n_estimators=20, random_state=12).fit(X, y)
+    assert not np.allclose(a.decision_function(X), d.decision_function(X))
+
+
+def test_pipeline_cross_validation_and_grid_search():
+    X, y = make_friedman1(n_samples=200, random_state=0)
+    pipe = make_pipeline(StandardScaler(), BoostingRegressor(n_estimators=30, random_state=0))
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.shape == (3,) and scores.mean() > 0.5
+    grid = GridSearchCV(
+        BoostingRegressor(n_estimators=20, random_state=0),
+        {"step": ["leaf_newton", "line_search"], "learning_rate": [0.1, 0.3]}, cv=3,
+    ).fit(X, y)
+    assert grid.best_params_["learning_rate"] in (0.1, 0.3)
+
+
+def test_any_regressor_as_learner_and_multioutput_quadratic():
+    X, y = load_iris(return_X_y=True)
+    Y = one_hot(y)
+    model = BoostingRegressor(
+        loss="quadratic", direction="newton", step="newton", init="learner",
+        learner=LinearRegression(), n_estimators=3, learning_rate=1.0,
+    ).fit(X, Y)
+    assert model.predict(X).shape == (150, 3)
+    # least squares leaves a residual orthogonal to its fit: γ₀ = 1 (seed 001's eq. 3)
+    # and a second linear fit to that residual adds nothing
+    assert model.init_step_ == pytest.approx(1.0, rel=1e-9)
+    np.testing.assert_allclose(model.train_loss_, model.train_loss_[0], rtol=1e-9)
+    net = BoostingRegressor(
+        loss="quadratic", direction="newton", step="newton", init="learner",
+        learner=MLPRegressor(hidden_layer_sizes=(4,), max_iter=200, tol=0),
+        n_estimators=3, learning_rate=1.0, random_state=0,
+    )
+    Xs = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a 200-iteration network has not converged
+        net.fit(Xs, Y)
+    assert (net.predict(Xs).argmax(axis=1) == y).mean() > 0.75
+    assert net.train_loss_[-1] < net.train_loss_[0]
+
+
+def test_multiclass_uses_one_multioutput_learner_per_stage():
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    model = BoostingClassifier(n_estimators=20, random_state=0).fit(X, labels)
+    assert model.loss_.name == "softmax"
+    assert model.decision_function(X).shape == (150, 3)
+    assert model.estimators_[0].n_outputs_ == 3
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+    assert model.score(X, labels) > 0.95
+    assert set(model.predict(X)) <= set(labels)
+
+
+@pytest.mark.parametrize("loss", ["binomial_deviance", "exponential", "log_loss"])
+def test_binary_losses_map_any_labels(loss):
+    X, y = hastie()
+    labels = np.where(y > 0, "yes", "no")
+    model = BoostingClassifier(loss=loss, n_estimators=30, random_state=0).fit(X, labels)
+    assert model.score(X, labels) > 0.7
+    np.testing.assert_array_equal(model.classes_, ["no", "yes"])
+
+
+def test_tol_stops_when_training_loss_stops_changing():
+    X, y = hastie()
+    model = BoostingClassifier(
+        loss="binomial_deviance", step="line_search", init="learner", tol=1e-3,
+        n_estimators=200, random_state=0,
+    ).fit(X, y)
+    assert model.n_estimators_ < 200
+    assert abs(model.train_loss_[-1] - model.train_loss_[-2]) < 1e-3
+    assert np.all(np.abs(np.diff(model.train_loss_[1:-1])) >= 1e-3)
+
+
+def test_init_learner_is_scaled_by_the_step():
+    X, y = make_friedman1(n_samples=200, random_state=0)
+    model = BoostingRegressor(init="learner", step="line_search", n_estimators=1).fit(X, y)
+    u = model.init_.predict(X)
+    F0 = model.init_step_ * u
+    rho_grid = np.linspace(0.5, 1.5, 20001)
+    best = rho_grid[np.argmin([np.mean((y - r * u) ** 2) for r in rho_grid])]
+    assert model.init_step_ == pytest.approx(best, abs=1e-4)
+    assert model.train_loss_[0] == pytest.approx(0.5 * np.mean((y - F0) ** 2))
+
+
+BAD_PARAMS = [
+    ("n_estimators", 0), ("n_estimators", 2.5), ("n_estimators", True),
+    ("learning_rate", 0), ("learning_rate", -1.0), ("learning_rate", np.inf),
+    ("subsample", 0.0), ("subsample", 1.5), ("tol", -1.0), ("n_iter_no_change", 0),
+    ("validation_fraction", 1.0), ("init", "median"), ("loss", "hinge"),
+    ("direction", "steepest"), ("step", "golden"), ("learner", "tree"),
+]
+
+
+@pytest.mark.parametrize("name, value", BAD_PARAMS, ids=[f"{n}={v}" for n, v in BAD_PARAMS])
+def test_bad_parameters_name_the_parameter(name, value):
+    X, y = hastie(60)
+    with pytest.raises(ValueError, match=name):
+        BoostingClassifier(**{name: value}).fit(X, y)
+
+
+def test_bad_data_raises_value_errors_naming_the_problem():
+    X, y = hastie(60)
+    model = BoostingClassifier(n_estimators=5)
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(X_nan, y)
+    X_inf = X.copy()
+    X_inf[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.fit(X_inf, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        model.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        model.fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="only one class"):
+        model.fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        model.fit(X, np.linspace(0, 1, len(y)))
+    model.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+    with pytest.raises(ValueError, match="NaN"):
+        BoostingRegressor().fit(X, np.where(y > 0, np.nan, 0.0))
+    with pytest.raises(ValueError, match="regression loss"):
+        BoostingClassifier(loss="squared_error").fit(X, y)
+    with pytest.raises(ValueError, match="classification loss"):
+        BoostingRegressor(loss="log_loss").fit(X, y)
+    with pytest.raises(ValueError, match="binary only"):
+        BoostingClassifier(loss="exponential").fit(*load_iris(return_X_y=True))
+    with pytest.raises(ValueError, match="direction='newton'.*absolute_error"):
+        BoostingRegressor(loss="absolute_error", direction="newton").fit(X, y)
+
+
+@pytest.mark.parametrize("direction", sorted(DIRECTIONS))
+@pytest.mark.parametrize("step", sorted(STEPS))
+@pytest.mark.parametrize("loss", ["log_loss", "binomial_deviance", "exponential"])
+def test_separable_data_at_large_scale_stays_finite(direction, step, loss):
+    """Every direction × step on perfectly separable data with huge features."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)) * 1e6
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            model = BoostingClassifier(
+                loss=loss, direction=direction, step=step, n_estimators=30, random_state=0
+            ).fit(X, y)
+            F = model.decision_function(X)
+            proba = model.predict_proba(X)
+    assert np.all(np.isfinite(F)) and np.all(np.isfinite(model.steps_))
+    assert np.all(np.isfinite(model.train_loss_)) and np.all(np.isfinite(proba))
+    assert model.score(X, y) == 1.0
+
+
+def test_seed_000_experiment_runs_for_each_variant():
+    """Seed 000 on make_hastie_10_2 (2000 train / 10000 test): every variant learns."""
+    from boostlib.datasets import load_split
+
+    X_train, X_test, y_train, y_test = load_split("hastie")
+    accuracy = {}
+    for direction in ["gradient", "newton_raphson", "newton_unweighted"]:
+        model = BoostingClassifier(
+            loss="binomial_deviance", direction=direction, step="line_search",
+            init="learner", learning_rate=0.1, n_estimators=100, random_state=0,
+        ).fit(X_train, y_train)
+        accuracy[direction] = model.score(X_test, y_test)
+    assert all(a > 0.75 for a in accuracy.values())
+    assert accuracy["gradient"] > accuracy["newton_raphson"]
