@@ -23,7 +23,7 @@ $(STAMP): requirements.txt pyproject.toml
 test: $(STAMP)
 	$(BIN)/ruff check boostlib tests benchmarks
 	$(BIN)/python -m pytest -n 2 tests
-	$(BIN)/python -m pytest --nbval book --sanitize-with book/nbval_sanitize.cfg -p no:randomly
+	$(BIN)/python -m pytest --nbval book --nbval-sanitize-with book/nbval_sanitize.cfg -p no:randomly
 
 ## make book: build the static site into _build/html (fails on any warning)
 book: $(STAMP)
