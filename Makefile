@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed
 # Single-threaded BLAS/OpenMP: notebook outputs and timings stay reproducible.
 export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
+# One BLAS kernel on every x86-64 machine, so stored outputs match where CI runs.
+export OPENBLAS_CORETYPE := Haswell
 export MKL_NUM_THREADS := 1
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0

@@ -24,7 +24,7 @@ import numbers
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.dummy import DummyRegressor
 
 # scikit-learn's own subsample mask (Knuth's selection sampling): using it makes
@@ -41,7 +41,7 @@ from .directions import get_direction
 from .losses import Loss, Softmax, get_loss
 from .steps import get_step
 
-__all__ = ["BoostingClassifier", "BoostingRegressor"]
+__all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
 INITS = ("constant", "zero", "learner")
 
@@ -52,6 +52,30 @@ def _is_int(value):
 
 def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def loss_targets(estimator, y):
+    """``y`` in the convention of ``estimator.loss_``, as the fit used it.
+
+    A classifier's labels become ``loss.labels`` for a binary loss (``{0, 1}``
+    or ``{−1, +1}``, the second for ``classes_[1]``) and one-hot rows for a
+    vector loss (softmax); a regressor's targets become floats, one column per
+    output for a vector loss (quadratic). A label the classifier was not
+    fitted on raises ``ValueError``.
+    """
+    loss = estimator.loss_
+    if not is_classifier(estimator):
+        y = np.asarray(y, dtype=float)
+        return y.reshape(len(y), -1) if loss.vector else y
+    classes = estimator.classes_
+    y = np.asarray(y)
+    codes = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
+    unknown = classes[codes] != y
+    if np.any(unknown):
+        raise ValueError(f"y has labels the estimator was not fitted on: {np.unique(y[unknown])}")
+    if loss.vector:
+        return np.eye(len(classes))[codes]
+    return np.where(codes == 1, loss.labels[1], loss.labels[0]).astype(float)
 
 
 class _Boosting(BaseEstimator):
@@ -312,12 +336,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         X, y = validate_data(
             self, X, y, y_numeric=True, multi_output=loss.vector
         )
-        y = np.asarray(y, dtype=float)
-        self._y_2d = y.ndim == 2
-        if loss.vector and y.ndim == 1:
-            y = y[:, None]
+        self._y_2d = np.ndim(y) == 2
         self.loss_ = loss
-        return self._fit_boosting(X, y)
+        return self._fit_boosting(X, loss_targets(self, y))
 
     def _output(self, F):
         return F if self._y_2d or not self.loss_.vector else F[:, 0]
@@ -390,14 +411,10 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
             loss = Softmax()
         if not isinstance(loss, Loss) or loss.labels is None:
             raise ValueError(f"loss={loss.name!r} is a regression loss; use BoostingRegressor")
-        if loss.vector:
-            Y = np.eye(K)[codes]
-        elif K > 2:
+        if K > 2 and not loss.vector:
             raise ValueError(f"loss={loss.name!r} is binary only, but y has {K} classes")
-        else:
-            Y = np.where(codes == 1, loss.labels[1], loss.labels[0]).astype(float)
         self.loss_ = loss
-        return self._fit_boosting(X, Y, stratify=codes)
+        return self._fit_boosting(X, loss_targets(self, y), stratify=codes)
 
     def decision_function(self, X):
         """The raw score ``F_M(x)``: shape (n,) for two classes, (n, K) for more."""

@@ -22,6 +22,7 @@ per-sample Newton direction ``z_i = −H_i⁻¹ g_i`` with weight ``tr(H_i)/K``.
 
 **Bounds.** Where ``h`` (or ``g``) vanishes, a Newton target would be
 infinite. The rule used everywhere here: divide by ``max(h, HESSIAN_FLOOR)``
+(and weight by it, so that weights never all vanish on separable data)
 (for ``g``, keep its sign and floor its size), use the pseudo-inverse ``H⁺``
 of a Hessian matrix (softmax's is singular along ``(1, …, 1)``; ``H⁺`` gives
 the minimum-norm Newton direction), and clip every target to
@@ -70,10 +71,10 @@ def _newton_target(loss, y, F):
     if loss.vector:
         K = g.shape[1]
         z = -np.einsum("ijk,ik->ij", np.linalg.pinv(H, rtol=PINV_RTOL, hermitian=True), g)
-        w = np.trace(H, axis1=1, axis2=2) / K
+        w = np.maximum(np.trace(H, axis1=1, axis2=2) / K, HESSIAN_FLOOR)
     else:
-        z = -g / np.maximum(H, HESSIAN_FLOOR)
-        w = H
+        H = np.maximum(H, HESSIAN_FLOOR)
+        z, w = -g / H, H
     return _bounded(z), w
 
 
@@ -85,7 +86,7 @@ def gradient(loss, y, F):
 def newton(loss, y, F):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
 
-    Vector losses: ``z_i = −H_i⁻¹ g_i``, ``w_i = tr(H_i)/K``.
+    Vector losses: ``z_i = −H_i⁺ g_i``, ``w_i = tr(H_i)/K``.
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)

@@ -13,31 +13,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import is_classifier
 
+from .boosting import loss_targets
+
 __all__ = ["loss_targets", "plot_staged_loss", "staged_loss"]
-
-
-def loss_targets(estimator, y):
-    """``y`` in the convention of ``estimator.loss_``, as the fit used it.
-
-    A classifier's labels become ``loss.labels`` for a binary loss (``{0, 1}``
-    or ``{−1, +1}``, the second for ``classes_[1]``) and one-hot rows for a
-    vector loss (softmax); a regressor's targets become floats, one column per
-    output for a vector loss (quadratic). A label the classifier was not
-    fitted on raises ``ValueError``.
-    """
-    loss = estimator.loss_
-    if not is_classifier(estimator):
-        y = np.asarray(y, dtype=float)
-        return y.reshape(len(y), -1) if loss.vector else y
-    classes = estimator.classes_
-    y = np.asarray(y)
-    codes = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
-    unknown = classes[codes] != y
-    if np.any(unknown):
-        raise ValueError(f"y has labels the estimator was not fitted on: {np.unique(y[unknown])}")
-    if loss.vector:
-        return np.eye(len(classes))[codes]
-    return np.where(codes == 1, loss.labels[1], loss.labels[0]).astype(float)
 
 
 def staged_loss(estimator, X, y):

@@ -45,20 +45,31 @@ NEWTON_MAX_ITER = 50
 # Below this a curvature (Σ w h, Σ w uᵀHu) counts as zero: no Newton step is
 # possible and the value is 0, as in scikit-learn's _safe_divide.
 TINY = 1e-150
+# A directional derivative this small relative to its terms is rounding noise.
+FLAT = 1e-12
 
 
 def _directional_derivatives(loss, y, F, u, sample_weight):
-    """``φ′(0) = Σ w gᵀu`` and ``φ″(0) = Σ w uᵀHu`` for ``φ(ρ) = Σ w L(y, F + ρu)``."""
+    """``φ′(0) = Σ w gᵀu`` and ``φ″(0) = Σ w uᵀHu`` for ``φ(ρ) = Σ w L(y, F + ρu)``.
+
+    Each is returned as 0 when it is zero up to rounding: smaller than
+    ``FLAT`` times the same sum taken over absolute values (softmax along
+    ``u ∝ (1, …, 1)`` gives terms of size 1 that cancel to 1e-16).
+    """
     w = np.ones(len(F)) if sample_weight is None else sample_weight
     g = loss.gradient(y, F)
     H = loss.hessian(y, F)
     if loss.vector:
         slope = np.einsum("i,ik,ik->", w, g, u)
+        slope_size = np.einsum("i,ik,ik->", w, np.abs(g), np.abs(u))
         curvature = np.einsum("i,ij,ijk,ik->", w, u, H, u)
+        curvature_size = np.einsum("i,ij,ijk,ik->", w, np.abs(u), np.abs(H), np.abs(u))
     else:
-        slope = np.dot(w, g * u)
-        curvature = np.dot(w, H * u * u)
-    return float(slope), float(curvature)
+        slope, slope_size = np.dot(w, g * u), np.dot(w, np.abs(g * u))
+        curvature = curvature_size = np.dot(w, H * u * u)
+    slope = 0.0 if abs(slope) <= FLAT * slope_size else float(slope)
+    curvature = 0.0 if curvature <= max(FLAT * curvature_size, TINY) else float(curvature)
+    return slope, curvature
 
 
 def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
@@ -73,7 +84,7 @@ def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
         return loss.mean(y, F + rho * u, sample_weight)
 
     slope, _ = _directional_derivatives(loss, y, F, u, sample_weight)
-    if slope == 0.0 or not np.any(u):
+    if slope == 0.0:
         return 0.0, u
     sign = -np.sign(slope)
     hi = 1.0
@@ -104,7 +115,7 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
     current = loss.mean(y, F, sample_weight)
     for _ in range(max_iter):
         slope, curvature = _directional_derivatives(loss, y, F + rho * u, u, sample_weight)
-        if curvature <= TINY:
+        if curvature == 0.0:
             break
         delta = -slope / curvature
         candidate = float(np.clip(rho + delta, -RHO_MAX, RHO_MAX))

@@ -41,7 +41,9 @@ def test_every_step_is_the_closed_form_gamma_and_the_argmin(iris):
         u = net.predict(X)
         np.testing.assert_allclose(gamma, np.sum((Y - F_prev) * u) / np.sum(u * u), rtol=1e-10)
         argmin = minimize_scalar(lambda r, F0=F_prev, u=u: loss.mean(Y, F0 + r * u)).x
-        np.testing.assert_allclose(gamma, argmin, rtol=1e-6, atol=1e-6)
+        # Brent's argmin is only as sharp as the loss is curved: compare values too
+        np.testing.assert_allclose(gamma, argmin, rtol=1e-4, atol=1e-6)
+        assert loss.mean(Y, F_prev + gamma * u) <= loss.mean(Y, F_prev + argmin * u) + 1e-15
         np.testing.assert_allclose(F, F_prev + gamma * u, atol=1e-12)
         F_prev = F
     assert np.all(np.diff(model.train_loss_) <= 1e-12)

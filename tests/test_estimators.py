@@ -227,3 +227,15 @@ def test_seed_000_experiment_runs_for_each_variant():
         accuracy[direction] = model.score(X_test, y_test)
     assert all(a > 0.75 for a in accuracy.values())
     assert accuracy["gradient"] > accuracy["newton_raphson"]
+
+
+@pytest.mark.parametrize("loss", ["binomial_deviance", "exponential", "log_loss"])
+def test_newton_after_a_huge_first_step_on_separable_data(loss):
+    """A line search on separable data drives |F| so high that every Hessian
+    underflows to 0; the Newton weights are floored, so fitting goes on."""
+    X = np.arange(20.0).reshape(-1, 1)
+    y = np.where(X[:, 0] >= 10, 1, -1)
+    model = BoostingClassifier(
+        loss=loss, direction="newton", step="line_search", init="learner", n_estimators=5
+    ).fit(X, y)
+    assert model.score(X, y) == 1.0 and np.all(np.isfinite(model.decision_function(X)))

@@ -176,3 +176,14 @@ def test_leaf_newton_needs_a_tree_and_names_are_checked():
         get_step("golden")
     with pytest.raises(ValueError, match="step='newton'.*absolute_error"):
         steps.newton(AbsoluteError(), y, F, y - F)
+
+
+def test_flat_direction_gives_zero_step():
+    """Softmax along u ∝ (1, …, 1) changes nothing; the terms of the slope cancel
+    to rounding noise, and both steps must say ρ = 0 rather than a random value."""
+    loss = Softmax()
+    for seed in range(5):
+        y, F = sample(loss, n=50, seed=seed)
+        u = np.random.default_rng(seed).normal(size=(50, 1)) * np.ones((1, 3))
+        assert steps.newton(loss, y, F, u)[0] == 0.0
+        assert steps.line_search(loss, y, F, u)[0] == 0.0

@@ -27,6 +27,7 @@ from nbclient.exceptions import CellExecutionError
 KERNEL_ENV = {
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
+    "OPENBLAS_CORETYPE": "Haswell",
     "MKL_NUM_THREADS": "1",
     "PYTHONHASHSEED": "0",
     # ipykernel's own inline backend: with MPLBACKEND=Agg (as the Makefile exports for
