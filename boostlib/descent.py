@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
+from scipy.optimize import minimize_scalar
 
 from boostlib.losses import get_loss
-from boostlib.steps import line_search
+from boostlib.steps import line_search, root_of_slope
 
 __all__ = [
     "DescentPath",
@@ -132,16 +132,11 @@ def _root_of_slope(slope, guess):
     """The ``ρ > 0`` where ``φ′(ρ) = 0``, or 0 when ``φ′(0) ≥ 0``."""
     if not slope(0.0) < 0:
         return 0.0
-    low, high = 0.0, guess
-    for _ in range(MAX_BRACKET_STEPS):
-        if slope(high) >= 0:
-            break
-        low, high = high, 2.0 * high
-    else:
-        raise ValueError(f"the line search has no minimiser: φ′(ρ) < 0 still at ρ = {high:.3g}")
-    # Root-find in ρ / high so that the tolerance is relative at every scale.
-    s = brentq(lambda s: slope(s * high), low / high, 1.0, xtol=1e-15, rtol=1e-14)
-    return float(s * high)
+    limit = guess * 2.0**MAX_BRACKET_STEPS
+    rho, found = root_of_slope(slope, guess, limit)
+    if not found:
+        raise ValueError(f"the line search has no minimiser: φ′(ρ) < 0 still at ρ = {limit:.3g}")
+    return rho
 
 
 def _check_n_steps_and_rho(n_steps, rho):

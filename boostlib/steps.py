@@ -9,7 +9,7 @@ leaves of a tree learner, as Friedman's TreeBoost does).
 ==================  =====================================================
 name                rule
 ==================  =====================================================
-``line_search``     ``ρ = argmin_ρ Σ w L(y, F + ρ u)`` (scipy's bounded Brent)
+``line_search``     ``ρ = argmin_ρ Σ w L(y, F + ρ u)`` (root of its slope, scipy's brentq)
 ``newton``          Newton iterations on ``ρ``: ``ρ ← ρ − Σ w gᵀu / Σ w uᵀHu``
 ``leaf_newton``     per leaf ``R``: ``γ_R = −Σ_R w g / Σ_R w h``; absolute
                     error and Huber: ``γ_R = argmin_γ Σ_R w L(y, F + γ)``
@@ -25,7 +25,7 @@ line search would otherwise run off to infinity (chapter 4).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq
 
 from .directions import PINV_RTOL
 
@@ -38,6 +38,7 @@ __all__ = [
     "leaf_newton",
     "line_search",
     "newton",
+    "root_of_slope",
 ]
 
 RHO_MAX = 1e4
@@ -72,30 +73,50 @@ def _directional_derivatives(loss, y, F, u, sample_weight):
     return slope, curvature
 
 
+def root_of_slope(slope, guess=1.0, limit=RHO_MAX):
+    """The ``ρ ≥ 0`` where a convex ``φ`` stops falling: the root of its slope ``φ′``.
+
+    ``φ′(0) < 0`` is assumed (a descent direction). The bracket ``[ρ/2, ρ]``
+    doubles from ``ρ = guess`` until ``φ′(ρ) ≥ 0``, then scipy's ``brentq``
+    finds the root in the scaled variable ``ρ / ρ_bracket`` (relative
+    precision ~1e-14 at every scale). Returns ``(ρ, True)``, or
+    ``(limit, False)`` when ``φ′`` is still negative at ``ρ = limit``.
+
+    Solving ``φ′(ρ) = 0`` rather than comparing values of ``φ`` keeps full
+    precision near the optimum, where ``φ`` changes by less than round-off
+    long before ``φ′`` does (chapter 1, eq. ``zig-zag``).
+    """
+    low, high = 0.0, float(guess)
+    while slope(high) < 0:
+        if high >= limit:
+            return float(limit), False
+        low, high = high, min(2.0 * high, limit)
+    root = brentq(lambda t: slope(t * high), low / high, 1.0, xtol=1e-15, rtol=1e-14)
+    return float(root * high), True
+
+
+def _slope(loss, y, F, u, w):
+    """``φ′(0) = Σ w gᵀu``, or 0 when it is rounding noise (see ``FLAT``)."""
+    terms = w[:, None] * loss.gradient(y, F) * u if loss.vector else w * loss.gradient(y, F) * u
+    slope = terms.sum()
+    return 0.0 if abs(slope) <= FLAT * np.abs(terms).sum() else float(slope)
+
+
 def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
     """Exact line search ``ρ = argmin_ρ Σ w L(y, F + ρu)`` (chapter 3, eq. ``line-search``).
 
-    The side of zero is chosen by the slope ``Σ w gᵀu``; the bracket doubles
-    until the loss stops falling (at most up to ``RHO_MAX``); then scipy's
-    bounded Brent method finds the minimum inside it.
+    ``φ(ρ) = Σ w L(y, F + ρu)`` is convex, so its minimiser is the root of the
+    slope ``φ′(ρ) = Σ w g(F + ρu)ᵀu``. The sign of ``φ′(0)`` says which side
+    of zero to search; :func:`root_of_slope` brackets and solves (scipy's
+    ``brentq``), up to ``|ρ| = RHO_MAX``.
     """
-
-    def phi(rho):
-        return loss.mean(y, F + rho * u, sample_weight)
-
-    slope, _ = _directional_derivatives(loss, y, F, u, sample_weight)
-    if slope == 0.0:
+    w = np.ones(len(F)) if sample_weight is None else sample_weight
+    slope0 = _slope(loss, y, F, u, w)
+    if slope0 == 0.0:
         return 0.0, u
-    sign = -np.sign(slope)
-    hi = 1.0
-    while hi < RHO_MAX and phi(sign * 2 * hi) < phi(sign * hi):
-        hi *= 2
-    hi = min(2 * hi, RHO_MAX)
-    result = minimize_scalar(
-        lambda r: phi(sign * r), bounds=(0.0, hi), method="bounded",
-        options={"xatol": 1e-10 * hi, "maxiter": 500},
-    )
-    return float(sign * result.x), u
+    sign = -np.sign(slope0)
+    rho, _ = root_of_slope(lambda r: sign * _slope(loss, y, F + sign * r * u, u, w))
+    return float(sign * rho), u
 
 
 def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEWTON_MAX_ITER):
