@@ -243,8 +243,8 @@ def function_descent(loss, y, F0, n_steps, rho=None):
         A fixed step size, or ``None`` for the exact line search. Where the
         loss has no minimiser along ``−g`` (log loss: every ``L(y_i, ·)``
         falls towards 0 as ``F(x_i) → ±∞``) the search runs off until the
-        loss stops falling in floating point or ``ρ`` reaches the cap
-        :data:`boostlib.steps.RHO_MAX`.
+        slope underflows to zero (or is rounding noise) or ``ρ`` reaches
+        the cap :data:`boostlib.steps.RHO_MAX`.
 
     Returns
     -------

@@ -22,8 +22,8 @@ per-sample Newton direction ``z_i = −H_i⁻¹ g_i`` with weight ``tr(H_i)/K``.
 
 **Bounds.** Where ``h`` (or ``g``) vanishes, a Newton target would be
 infinite. The rule used everywhere here: divide by ``max(h, HESSIAN_FLOOR)``
-(and weight by it, so that weights never all vanish on separable data)
-(for ``g``, keep its sign and floor its size), use the pseudo-inverse ``H⁺``
+and weight by it too, so that the weights never all vanish on separable
+data; for ``g``, keep its sign and floor its size; use the pseudo-inverse ``H⁺``
 of a Hessian matrix (softmax's is singular along ``(1, …, 1)``; ``H⁺`` gives
 the minimum-norm Newton direction), and clip every target to
 ``[−TARGET_BOUND, TARGET_BOUND]``. Targets are therefore always finite.
@@ -86,7 +86,8 @@ def gradient(loss, y, F):
 def newton(loss, y, F):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
 
-    Vector losses: ``z_i = −H_i⁺ g_i``, ``w_i = tr(H_i)/K``.
+    ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
+    ``z_i = −H_i⁺ g_i``, ``w_i = max(tr(H_i)/K, HESSIAN_FLOOR)``.
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)

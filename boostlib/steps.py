@@ -48,6 +48,8 @@ NEWTON_MAX_ITER = 50
 TINY = 1e-150
 # A directional derivative this small relative to its terms is rounding noise.
 FLAT = 1e-12
+# Two loss values closer than this (relative) are equal up to rounding.
+ROUNDING = 1e-13
 
 
 def _directional_derivatives(loss, y, F, u, sample_weight):
@@ -124,8 +126,9 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
 
     ``φ′(ρ) = Σ w gᵀu`` and ``φ″(ρ) = Σ w uᵀHu`` at ``F + ρu``. From ``ρ = 0``
     the first iteration is ``−Σ w gᵀu / Σ w uᵀHu``, exact for quadratic loss
-    (the closed-form γ). A step that raises the loss is halved, so the
-    iterations never go uphill; ``max_iter=1`` gives the one-step value.
+    (the closed-form γ). A step that raises the loss by more than rounding
+    is halved, so the iterations never go uphill; ``max_iter=1`` gives the
+    one-step value.
     """
     if not loss.positive_hessian:
         raise ValueError(
@@ -141,7 +144,10 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
         delta = -slope / curvature
         candidate = float(np.clip(rho + delta, -RHO_MAX, RHO_MAX))
         value = loss.mean(y, F + candidate * u, sample_weight)
-        while value > current and abs(candidate - rho) > 1e-15 * (1 + abs(rho)):
+        # uphill beyond rounding: near the optimum the values differ in the last bits
+        while value > current + ROUNDING * abs(current) and abs(candidate - rho) > 1e-15 * (
+            1 + abs(rho)
+        ):
             candidate = 0.5 * (rho + candidate)
             value = loss.mean(y, F + candidate * u, sample_weight)
         converged = abs(candidate - rho) <= 1e-12 * (1 + abs(rho))
