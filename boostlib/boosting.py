@@ -20,6 +20,7 @@ reproduces ``GradientBoostingRegressor``/``Classifier`` exactly.
 
 from __future__ import annotations
 
+import copy
 import numbers
 import time
 
@@ -32,7 +33,7 @@ from sklearn.dummy import DummyRegressor
 from sklearn.ensemble._gradient_boosting import _random_sample_mask
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
-from sklearn.tree import DecisionTreeRegressor
+from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -44,6 +45,8 @@ from .steps import get_step
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
 INITS = ("constant", "zero", "learner")
+# Learners that take float32 X and check_input=False (scikit-learn's own trees).
+TREES = (DecisionTreeRegressor, ExtraTreeRegressor)
 
 
 def _is_int(value):
@@ -141,25 +144,41 @@ class _Boosting(BaseEstimator):
         self._direction = get_direction(self.direction)
         self._step = get_step(self.step)
 
-    def _new_learner(self, rng):
-        """A fresh copy of the learner that draws from the shared random state."""
-        learner = clone(self.learner) if self.learner is not None else DecisionTreeRegressor(
+    def _prepare_learners(self):
+        """The learner every stage copies, and how it is called.
+
+        scikit-learn's trees work in float32: like scikit-learn's gradient
+        boosting, X is converted once and the trees skip their input checks.
+        """
+        prototype = clone(self.learner) if self.learner is not None else DecisionTreeRegressor(
             max_depth=3
         )
-        if "random_state" in learner.get_params():
-            learner.set_params(random_state=rng)
+        self._prototype = prototype
+        self._shares_random_state = "random_state" in prototype.get_params()
+        is_tree = isinstance(prototype, TREES)
+        self._tree_kwargs = {"check_input": False} if is_tree else {}
+
+    def _input_dtype(self):
+        return np.float32 if self._tree_kwargs else "numeric"
+
+    def _new_learner(self, rng):
+        """A fresh copy of the learner that draws from the shared random state."""
+        learner = copy.deepcopy(self._prototype)  # clone() would re-inspect every stage
+        if self._shares_random_state:
+            learner.random_state = rng
         return learner
 
     def _fit_learner(self, learner, X, z, w):
         """Fit ``h(x; a)`` to target ``z`` by (weighted) least squares; return ``u``."""
         if np.all(w == 1.0):
-            learner.fit(X, z)
+            learner.fit(X, z, **self._tree_kwargs)
         else:
-            learner.fit(X, z, sample_weight=w)
+            learner.fit(X, z, sample_weight=w, **self._tree_kwargs)
         return self._learner_output(learner, X)
 
     def _learner_output(self, learner, X):
-        u = np.asarray(learner.predict(X), dtype=float)
+        kwargs = self._tree_kwargs if isinstance(learner, TREES) else {}
+        u = np.asarray(learner.predict(X, **kwargs), dtype=float)
         return u.reshape(len(X), -1) if self.loss_.vector else u.reshape(len(X))
 
     # -- the loop ---------------------------------------------------------
@@ -246,7 +265,7 @@ class _Boosting(BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False)
+        return validate_data(self, X, reset=False, dtype=self._input_dtype(), order="C")
 
 
 class BoostingRegressor(RegressorMixin, _Boosting):
@@ -333,8 +352,10 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         loss = get_loss(self.loss)
         if loss.labels is not None:
             raise ValueError(f"loss={loss.name!r} is a classification loss; use BoostingClassifier")
+        self._prepare_learners()
         X, y = validate_data(
-            self, X, y, y_numeric=True, multi_output=loss.vector
+            self, X, y, y_numeric=True, multi_output=loss.vector, dtype=self._input_dtype(),
+            order="C",
         )
         self._y_2d = np.ndim(y) == 2
         self.loss_ = loss
@@ -395,7 +416,8 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
     def fit(self, X, y):
         """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes)."""
         self._check_params()
-        X, y = validate_data(self, X, y)
+        self._prepare_learners()
+        X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C")
         check_classification_targets(y)
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
