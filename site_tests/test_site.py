@@ -13,13 +13,14 @@ other outside request is aborted and reported. See conftest.py.
 from __future__ import annotations
 
 import html.parser
+import json
 import re
 import urllib.parse
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from conftest import HTML
+from conftest import HTML, ROOT
 
 MATHJAX_CDN = re.compile(r"^https://cdn\.jsdelivr\.net/npm/mathjax@3/(?P<path>[^?#]*)")
 NOT_PAGES = ("_static/", "_sources/", "_images/", "_downloads/")
@@ -103,6 +104,7 @@ async (timeoutMs) => {
     out.links.push({href: a.getAttribute('href'), url: a.href,
                     text: a.textContent.trim().replace(/\s+/g, ' ').slice(0, 60)});
   for (const e of document.querySelectorAll('[id]')) out.ids.push(e.id);
+  out.figures = document.querySelectorAll('.cell_output img').length;
   return out;
 }
 """
@@ -128,6 +130,23 @@ class _StaticPage(html.parser.HTMLParser):
 @lru_cache(maxsize=None)
 def static_page(path: Path) -> _StaticPage:
     return _StaticPage(path)
+
+
+def stored_figures(rel: str) -> int | None:
+    """PNG outputs stored in the notebook a page was built from (None: not a notebook).
+
+    The build re-executes every notebook; a figure that is stored but not on the page
+    was lost on the way, for instance by a kernel running matplotlib's Agg backend.
+    """
+    source = (ROOT / rel).with_suffix(".ipynb")
+    if not source.is_file():
+        return None
+    hidden = {"remove-output", "remove_output", "remove-cell", "remove_cell"}
+    cells = json.loads(source.read_text(encoding="utf-8"))["cells"]
+    return sum("image/png" in out.get("data", {})
+               for c in cells if c["cell_type"] == "code"
+               and not hidden & set(c.get("metadata", {}).get("tags", []))
+               for out in c.get("outputs", []))
 
 
 def built_pages() -> list[str]:
@@ -226,6 +245,10 @@ def test_page(rel, origin, context, mathjax_dir):
     problems += [f"MathJax error: {e}" for e in found["merrors"]]
     problems += [f"undefined TeX macro: {m}" for m in found["undefinedMacros"]]
     problems += [f"image did not load: {src}" for src in found["images"]]
+    stored = stored_figures(rel)
+    if stored is not None and found["figures"] < stored:
+        problems.append(f"{stored} figure(s) stored in the notebook, {found['figures']} "
+                        "on the page: the build's kernel drew none (MPLBACKEND=Agg?)")
     for block in found["texBlocks"]:
         for name, pattern in RAW_TEX.items():
             m = pattern.search(block["text"])
