@@ -10,7 +10,6 @@ export OPENBLAS_NUM_THREADS := 1
 # One BLAS kernel on every x86-64 machine, so stored outputs match where CI runs.
 export OPENBLAS_CORETYPE := Haswell
 export MKL_NUM_THREADS := 1
-export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 
 .PHONY: test book site-test notebooks bench lint clean

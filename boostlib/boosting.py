@@ -312,14 +312,20 @@ class BoostingRegressor(RegressorMixin, _Boosting):
 
     Attributes
     ----------
-    estimators_ : list of fitted learners ``h_m``
-    steps_ : ndarray of shape (n_estimators_,), the steps ``ρ_m``
-    train_loss_ : ndarray of shape (n_estimators_ + 1,), the mean training
-        loss after ``F_0`` and after every stage
-    init_ : the fitted initial model; ``F_0(x) = init_step_ · init_.predict(x)``
+    estimators_ : list
+        The fitted learners ``h_m``, one per stage.
+    steps_ : ndarray of shape (n_estimators_,)
+        The steps ``ρ_m``.
+    train_loss_ : ndarray of shape (n_estimators_ + 1,)
+        The mean training loss after ``F_0`` and after every stage.
+    init_ : estimator
+        The fitted initial model: ``F_0(x) = init_step_ · init_.predict(x)``.
     init_step_ : float
-    n_estimators_ : int, the number of stages actually built
-    loss_ : the :class:`~boostlib.losses.Loss` in use
+        ``ρ_0``: 1 for ``init="constant"`` and ``"zero"``.
+    n_estimators_ : int
+        The number of stages actually built.
+    loss_ : Loss
+        The :class:`~boostlib.losses.Loss` in use.
     """
 
     def __init__(
