@@ -19,8 +19,8 @@ import harness
 import numpy as np
 
 from boostlib import BoostingClassifier, BoostingRegressor
+from boostlib.boosting import loss_targets
 from boostlib.datasets import load_split
-from boostlib.plotting import loss_targets
 
 NAME = "direction_step"
 DIRECTIONS = ("gradient", "newton", "newton_unweighted", "newton_raphson")

@@ -39,10 +39,26 @@ def versions():
             record[package] = version(package)
         except Exception:  # a peer that is not installed is recorded as missing
             record[package] = "missing"
+    record["boostlib_commit"] = boostlib_commit()
     record["cpu_count"] = os.cpu_count()
     record["machine"] = platform.machine()
     record["threads"] = os.environ.get("OMP_NUM_THREADS", "unset")
     return record
+
+
+def boostlib_commit():
+    """The last commit that changed boostlib/ ("+dirty" if it has uncommitted changes)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", "boostlib"], cwd=root,
+                                check=True, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "boostlib"], cwd=root,
+                               check=True, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("+dirty" if dirty else "")
 
 
 def write_csv(name, frame, notes=()):
