@@ -239,26 +239,14 @@ class LogLoss(Loss):
         return expit(F)
 
 
-class BinomialDeviance(Loss):
-    r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
+class _HalfLogOdds(Loss):
+    """Labels ``y ∈ {−1, +1}`` and ``F`` half the log-odds: ``P(y = 1 | x) = σ(2F)``.
 
-    ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (seed 000's loss,
-    Friedman 2001 §4.5). With ``s = σ(−2yF)``:
-    ``g = −2 y s`` and ``h = 4 s (1 − s)`` (exact, using ``y² = 1``).
-    Optimal constant: ``½ log(p̄ / (1 − p̄))`` with ``p̄`` the rate of ``y = 1``.
+    Shared by the binomial deviance and the exponential loss, whose best
+    constant is the same: ``½ log(p̄ / (1 − p̄))``, ``p̄`` the weighted rate of ``y = 1``.
     """
 
-    name = "binomial_deviance"
     labels = (-1, 1)
-
-    def __call__(self, y, F):
-        return np.logaddexp(0.0, -2.0 * y * F)
-
-    def gradient(self, y, F):
-        return -2.0 * y * expit(-2.0 * y * F)
-
-    def hessian(self, y, F):
-        return 4.0 * expit(-2.0 * y * F) * expit(2.0 * y * F)
 
     def optimal_constant(self, y, sample_weight=None):
         p = np.clip(_average((np.asarray(y) + 1) / 2, sample_weight), P_CLIP, 1 - P_CLIP)
@@ -269,7 +257,28 @@ class BinomialDeviance(Loss):
         return expit(2.0 * F)
 
 
-class Exponential(Loss):
+class BinomialDeviance(_HalfLogOdds):
+    r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
+
+    ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (seed 000's loss,
+    Friedman 2001 §4.5). With ``s = σ(−2yF)``:
+    ``g = −2 y s`` and ``h = 4 s (1 − s)`` (exact, using ``y² = 1``).
+    Optimal constant: ``½ log(p̄ / (1 − p̄))`` with ``p̄`` the rate of ``y = 1``.
+    """
+
+    name = "binomial_deviance"
+
+    def __call__(self, y, F):
+        return np.logaddexp(0.0, -2.0 * y * F)
+
+    def gradient(self, y, F):
+        return -2.0 * y * expit(-2.0 * y * F)
+
+    def hessian(self, y, F):
+        return 4.0 * expit(-2.0 * y * F) * expit(2.0 * y * F)
+
+
+class Exponential(_HalfLogOdds):
     r"""AdaBoost's exponential loss ``L = e^{−yF}``, ``y ∈ {−1, +1}``.
 
     ``g = −y e^{−yF}``, ``h = e^{−yF}`` (exact while ``−yF ≤ 650``; beyond, the
@@ -279,7 +288,6 @@ class Exponential(Loss):
     """
 
     name = "exponential"
-    labels = (-1, 1)
 
     def _e(self, y, F):
         return np.exp(np.minimum(-y * F, EXP_CLIP))
@@ -292,14 +300,6 @@ class Exponential(Loss):
 
     def hessian(self, y, F):
         return self._e(y, F)
-
-    def optimal_constant(self, y, sample_weight=None):
-        p = np.clip(_average((np.asarray(y) + 1) / 2, sample_weight), P_CLIP, 1 - P_CLIP)
-        return float(0.5 * (np.log(p) - np.log1p(-p)))
-
-    def predict_proba(self, F):
-        """Probability of the positive class, ``σ(2F)``."""
-        return expit(2.0 * F)
 
 
 class Quadratic(Loss):
