@@ -125,10 +125,18 @@ def median(values):
 
 
 def markdown_table(frame, floatfmt=4):
-    """A pipe table of ``frame`` (no extra dependency), floats rounded to ``floatfmt`` digits."""
+    """A pipe table of ``frame`` (no extra dependency), floats rounded to ``floatfmt`` digits.
+
+    Large floats (|x| ≥ 1e4) get ``floatfmt`` significant digits; small non-zero
+    ones (|x| < 1e-3) three significant digits, so 1.15e-14 is not shown as 0.0.
+    """
     def cell(value):
         if isinstance(value, float):
-            return f"{value:.{floatfmt}g}" if abs(value) >= 1e4 else f"{round(value, floatfmt)}"
+            if abs(value) >= 1e4:
+                return f"{value:.{floatfmt}g}"
+            if 0 < abs(value) < 1e-3:
+                return f"{value:.3g}"
+            return f"{round(value, floatfmt)}"
         return str(value)
 
     lines = ["| " + " | ".join(map(str, frame.columns)) + " |",

@@ -2,7 +2,8 @@
 
 The seed boosts Friedman's binomial deviance ``log(1 + exp(-2yF))`` with rpart
 trees, starts from a tree fitted to ``y``, line-searches every step and
-shrinks it by λ. Here: ``loss="binomial_deviance"``, ``init="learner"``,
+shrinks it by λ. Here: ``loss="binomial_deviance"``, ``init="learner"`` with
+``init_step="constant"`` (the seed's ``F_0 = h_0``, unscaled),
 ``step="line_search"``, learning rate 0.1, 100 depth-3 trees on
 ``load_split("hastie")`` for the seed's three ``modelType`` values:
 
@@ -80,7 +81,7 @@ def seed_model(direction, step="line_search", random_state=0):
     return BoostingClassifier(
         loss="binomial_deviance", direction=direction, step=step,
         learner=TimedTree(max_depth=3), n_estimators=100, learning_rate=0.1,
-        init="learner", random_state=random_state,
+        init="learner", init_step="constant", random_state=random_state,
     )
 
 
@@ -135,10 +136,18 @@ def run(quick=False):
 
 
 def summary(frame):
-    seed = frame[frame["step"] == "line_search"]
-    worst = seed["outside_learner_share"].max()
-    verdict = "meets" if worst < TARGET_OUTSIDE else "misses"
+    worst = frame.groupby("step", sort=False)["outside_learner_share"].max()
+
+    def verdict(share):
+        return "meets" if share < TARGET_OUTSIDE else "misses"
+
+    seed_step = worst["line_search"]
+    others = "; ".join(f"with step={step} the worst is {share:.1%} ({verdict(share)} it)"
+                       for step, share in worst.items() if step != "line_search")
     return (f"Seed 000's experiment, CPU seconds per variant, and the share of that time spent "
-            f"outside the learner's fit (target < {TARGET_OUTSIDE:.0%}; with the seed's line "
-            f"search the worst is {worst:.1%}: {verdict} it). The R original takes about 23 s "
-            "CPU on this machine.\n\n" + harness.markdown_table(frame))
+            f"outside the learner's fit (target < {TARGET_OUTSIDE:.0%}). The verdict is for the "
+            f"seed's own step, the line search: the worst variant spends {seed_step:.1%} outside "
+            f"the learner's fit, which {verdict(seed_step)} the target"
+            + (f"; {others}" if others else "") + ". The project brief puts the R original at "
+            "about 23 s of CPU; that figure is quoted, not measured here (R is not part of "
+            "this repository).\n\n" + harness.markdown_table(frame))

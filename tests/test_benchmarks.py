@@ -1,5 +1,7 @@
 """The benchmark harness and the learners the benchmarks define (fast; no benchmark is run)."""
 
+import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -13,7 +15,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import direction_step  # noqa: E402
 import esl_10_2  # noqa: E402
 import harness  # noqa: E402
+import regularisation  # noqa: E402
 import seed000  # noqa: E402
+
+with pytest.MonkeyPatch.context() as _env:  # run_all pins the thread variables on import
+    for _name in harness.THREAD_VARIABLES:  # recorded, so they are restored afterwards
+        _env.setenv(_name, "1")
+    import run_all  # noqa: E402
+
+RESULT_FILES = sorted(harness.RESULTS.glob("*.csv"))
 
 
 def test_alternating_runs_competitors_in_turn():
@@ -75,3 +85,146 @@ def test_stages_to_reach_a_target_loss():
     losses = np.array([1.0, 0.8, 0.6, 0.5, 0.55])
     assert direction_step.stages_to_reach(losses, 0.6) == 2
     assert np.isnan(direction_step.stages_to_reach(losses, 0.1))
+
+
+def table_rows(text, after):
+    """The rows, as {column: cell}, of the first pipe table after the text ``after``."""
+    lines = text[text.index(after):].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+
+    def cells(line):
+        return [cell.strip() for cell in line.strip("|").split("|")]
+
+    rows = []
+    for line in lines[start + 2:]:  # the header, then the |---| line
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(cells(lines[start]), cells(line), strict=True)))
+    return rows
+
+
+@pytest.mark.parametrize("name", list(run_all.BENCHMARKS))
+def test_every_benchmark_module_imports_and_has_run_and_summary(name):
+    module = importlib.import_module(name)
+    assert callable(module.run) and callable(module.summary)
+
+
+@pytest.mark.parametrize("name", list(run_all.BENCHMARKS))
+def test_every_summary_runs_on_its_committed_csv(name):
+    frame = harness.read_csv(name)
+    if frame is None:
+        pytest.skip(f"results/{name}.csv has not been written")
+    text = importlib.import_module(name).summary(frame)
+    assert text.strip() and table_rows(text, "|")
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda path: path.name)
+def test_every_result_file_starts_with_the_versions_and_cpu_count(path):
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# ")
+    for key in ("cpu_count", "python", "numpy", "scipy", "scikit-learn", "xgboost",
+                "lightgbm", "boostlib"):
+        assert re.search(rf"(^|\s){re.escape(key)}=\S+", first[2:]), key
+
+
+def test_markdown_table_shows_small_non_zero_values():
+    frame = pd.DataFrame({"x": [1.1546319456101628e-14, 0.0, 0.123456, 12345.678, -2.5e-4],
+                          "n": [1, 2, 3, 4, 5]})
+    cells = [row["x"] for row in table_rows(harness.markdown_table(frame), "| x")]
+    assert cells == ["1.15e-14", "0.0", "0.1235", "1.235e+04", "-0.00025"]
+
+
+def test_sklearn_ratio_summary_shows_the_decision_function_difference():
+    frame = harness.read_csv("sklearn_ratio")
+    if frame is None:
+        pytest.skip("results/sklearn_ratio.csv has not been written")
+    import sklearn_ratio
+
+    rows = table_rows(sklearn_ratio.summary(frame), "| n_samples")
+    shown = [float(row["max_abs_F_difference"]) for row in rows]
+    np.testing.assert_allclose(shown, frame["max_abs_F_difference"], rtol=1e-2)
+
+
+def direction_step_frame():
+    """Two datasets with the same loss, one refusal each: the refusals must not merge."""
+    base = {"loss": "softmax", "direction": "newton_raphson", "test_score": np.nan}
+    return pd.DataFrame([
+        {**base, "dataset": "wine", "step": "line_search", "status": "refused: no"},
+        {**base, "dataset": "digits", "step": "line_search", "status": "refused: no"},
+        {**base, "dataset": "wine", "direction": "gradient", "step": "newton", "status": "ok",
+         "test_score": 0.9},
+    ])
+
+
+@pytest.mark.parametrize("source", ["synthetic", "committed"])
+def test_direction_step_summary_counts_every_refused_run(source):
+    frame = direction_step_frame() if source == "synthetic" else harness.read_csv(
+        direction_step.NAME)
+    if frame is None:
+        pytest.skip("results/direction_step.csv has not been written")
+    text = direction_step.summary(frame)
+    count = int(re.search(r"Refused by boostlib \(ValueError\), (\d+) runs", text).group(1))
+    rows = table_rows(text, "Refused by boostlib")
+    assert count == len(rows) == (frame["status"] != "ok").sum()
+    assert len({tuple(row.values()) for row in rows}) == len(rows)
+
+
+def regularisation_frame():
+    """Three seeds; seed 2 blows up at the last stage, so mean and median differ."""
+    rows = []
+    for seed, last in [(0, 0.5), (1, 0.7), (2, 1e40)]:
+        for setting in ("no shrinkage", "subsample 0.5"):
+            rows.append({"seed": seed, "setting": setting, "metric": "test deviance",
+                         "1": 1.0 + seed, "2": 0.4 + 0.1 * seed, "3": last})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("source", ["synthetic", "committed"])
+def test_regularisation_summary_reports_the_median_and_the_worst_seed(source):
+    frame = regularisation_frame() if source == "synthetic" else harness.read_csv(
+        regularisation.NAME)
+    if frame is None:
+        pytest.skip("results/regularisation.csv has not been written")
+    last = [c for c in frame.columns if c.isdigit()][-1]
+    text = regularisation.summary(frame)
+    for cells in table_rows(text, "| metric"):
+        group = frame[(frame["metric"] == cells["metric"]) & (frame["setting"] == cells["setting"])]
+        median = group[last].median()
+        assert float(cells[f"median at stage {last}"]) == pytest.approx(median, rel=1e-3)
+        assert float(cells[f"worst at stage {last}"]) == pytest.approx(group[last].max(), rel=1e-3)
+        assert int(cells["worst seed"]) == group.loc[group[last].idxmax(), "seed"]
+    if source == "synthetic":
+        assert "median at stage 3 | worst at stage 3" in text
+        assert "| test deviance | no shrinkage | 0.5 | 2 | 0.7 | 1e+40 | 2 |" in text
+
+
+def seed000_frame(line_search_share, newton_share):
+    return pd.DataFrame([
+        {"seed_variant": "gbm", "direction": "gradient", "step": step, "cpu_s": 0.4,
+         "outside_learner_share": share}
+        for step, share in [("line_search", line_search_share), ("newton", newton_share)]])
+
+
+def test_seed000_summary_gives_the_line_search_verdict_and_the_newton_share():
+    text = seed000.summary(seed000_frame(0.094, 0.152))
+    first = text.splitlines()[0]
+    assert "line search" in first and "9.4%" in first and "meets the target" in first
+    assert "step=newton the worst is 15.2% (misses it)" in first
+    assert "quoted, not measured" in first
+    assert "misses the target" in seed000.summary(seed000_frame(0.2, 0.05)).splitlines()[0]
+
+
+def test_staged_test_error_is_one_minus_the_staged_accuracy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1.0, -1.0)
+    for model in esl_10_2.esl_models(0, n_estimators=5).values():
+        model.fit(X[:80], y[:80])
+        expected = [np.mean(prediction != y[80:]) for prediction in model.staged_predict(X[80:])]
+        np.testing.assert_allclose(esl_10_2.staged_test_error(model, X[80:], y[80:]), expected,
+                                   rtol=0, atol=1e-15)
+    model = regularisation.regularised_model("subsample 0.5", seed=0, n_estimators=5)
+    model.fit(X[:80], y[:80])
+    curves = regularisation.staged_test_curves(model, X[80:], y[80:])
+    np.testing.assert_allclose(curves["test error"],
+                               esl_10_2.staged_test_error(model, X[80:], y[80:]))
