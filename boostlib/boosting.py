@@ -3,8 +3,10 @@ r"""The stage-wise loop and the scikit-learn estimators around it (chapters 3–
 Every method in the book is this loop with three choices plugged in
 (chapter 3, Algorithm ``gbm``):
 
-1. ``F_0(x)``: the loss's optimal constant, zero, or a learner fitted to ``y``
-   and scaled by the step rule (seeds 000 and 001 start so);
+1. ``F_0(x)``: the loss's optimal constant, zero, or ``ρ_0 h_0(x)`` with a
+   learner ``h_0`` fitted to ``y``: seed 001 scales it by the step rule
+   (``f_0 = γ_0 h_0``), seed 000 takes it as it is (``ρ_0 = 1``,
+   ``init_step="constant"``);
 2. for ``m = 1 … M``:
 
    a. target and weight ``(z, w) = direction(L, y, F_{m−1})``;
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import re
 import time
 
 import numpy as np
@@ -45,6 +48,9 @@ from .steps import get_step
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
 INITS = ("constant", "zero", "learner")
+# scikit-learn compares twice these losses (the old deviances) with tol when it
+# stops early; boostlib does the same, so that n_iter_no_change matches it.
+SKLEARN_DEVIANCE_FACTOR = {"squared_error": 2.0, "log_loss": 2.0}
 # Learners that take float32 X and check_input=False (scikit-learn's own trees).
 TREES = (DecisionTreeRegressor, ExtraTreeRegressor)
 
@@ -55,6 +61,14 @@ def _is_int(value):
 
 def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _naming_data(exc, names):
+    """``exc`` again, its message prefixed with ``names`` unless it names X or y already."""
+    text = str(exc)
+    if re.search(r"\b(X|y)\b", text):
+        return exc
+    return ValueError(f"{names}: {text}")
 
 
 def loss_targets(estimator, y):
@@ -93,6 +107,7 @@ class _Boosting(BaseEstimator):
         n_estimators=100,
         learning_rate=0.1,
         init="constant",
+        init_step=None,
         subsample=1.0,
         tol=None,
         n_iter_no_change=None,
@@ -107,6 +122,7 @@ class _Boosting(BaseEstimator):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.init = init
+        self.init_step = init_step
         self.subsample = subsample
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
@@ -137,12 +153,18 @@ class _Boosting(BaseEstimator):
             )
         if not isinstance(self.init, str) or self.init not in INITS:
             raise ValueError(f"init={self.init!r} is not one of {list(INITS)}")
+        if not (_is_int(self.verbose) or isinstance(self.verbose, bool)) or self.verbose < 0:
+            raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
         if self.learner is not None and not (
             hasattr(self.learner, "fit") and hasattr(self.learner, "predict")
         ):
             raise ValueError(f"learner must be a scikit-learn regressor, got {self.learner!r}")
         self._direction = get_direction(self.direction)
         self._step = get_step(self.step)
+        try:
+            self._init_step = self._step if self.init_step is None else get_step(self.init_step)
+        except ValueError as exc:
+            raise ValueError(f"init_step: {exc}; or None for the step rule") from None
 
     def _prepare_learners(self):
         """The learner every stage copies, and how it is called.
@@ -200,6 +222,7 @@ class _Boosting(BaseEstimator):
             F_val = self.init_step_ * self._learner_output(self.init_, X_val)
             history = np.full(self.n_iter_no_change, np.inf)
             val_tol = 1e-4 if self.tol is None else self.tol
+            factor = SKLEARN_DEVIANCE_FACTOR.get(loss.name, 1.0)
         if self.verbose:
             print(f"{'Iter':>10} {'Train Loss':>16} {'Step':>12} {'Elapsed':>10}")
         start = time.perf_counter()
@@ -221,7 +244,7 @@ class _Boosting(BaseEstimator):
                 # scikit-learn's rule: stop unless the validation loss beats
                 # one of the last n_iter_no_change values by more than tol
                 F_val = F_val + self.learning_rate * rho * self._learner_output(learner, X_val)
-                val_loss = loss.mean(Y_val, F_val)
+                val_loss = factor * loss.mean(Y_val, F_val)
                 if np.any(val_loss + val_tol < history):
                     history[m % len(history)] = val_loss
                 else:
@@ -234,13 +257,17 @@ class _Boosting(BaseEstimator):
         return self
 
     def _fit_init(self, X, Y, rng):
-        """``F_0``: optimal constant, zero, or ``ρ_0 h_0(x)`` with ``h_0`` fitted to ``y``."""
+        """``F_0``: optimal constant, zero, or ``ρ_0 h_0(x)`` with ``h_0`` fitted to ``y``.
+
+        ``ρ_0`` comes from the ``init_step`` rule (by default the stages' step rule).
+        """
         loss = self.loss_
         if self.init == "learner":
             learner = self._new_learner(rng)
             u = self._fit_learner(learner, X, Y, np.ones(len(Y)))
             F_zero = np.zeros_like(u)
-            rho, u = self._step(loss, Y, F_zero, u, sample_weight=None, learner=learner, X=X)
+            rho, u = self._init_step(loss, Y, F_zero, u, sample_weight=None, learner=learner,
+                                     X=X)
             self.init_, self.init_step_ = learner, rho
             return rho * u
         c = loss.optimal_constant(Y) if self.init == "constant" else np.zeros(Y.shape[1:])
@@ -292,23 +319,30 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     learning_rate : float, default=0.1
         Shrinkage ``ν``.
     init : {"constant", "zero", "learner"}, default="constant"
-        ``F_0``: the loss's optimal constant, zero, or a learner fitted to ``y``
-        and scaled by the step rule.
+        ``F_0``: the loss's optimal constant, zero, or ``ρ_0 h_0(x)`` with a
+        learner ``h_0`` fitted to ``y``.
+    init_step : str or None, default=None
+        With ``init="learner"``, the rule for ``ρ_0``: ``None`` uses ``step``
+        (seed 001's ``f_0 = γ_0 h_0``), ``"constant"`` gives ``ρ_0 = 1``
+        (seed 000's ``F_0 = h_0``); any name ``step`` takes. Ignored otherwise.
     subsample : float, default=1.0
         Fraction of samples drawn without replacement for each stage (Friedman 2002).
     tol : float or None, default=None
         Without ``n_iter_no_change``: stop when the mean training loss changes
-        by less than ``tol`` (seed 000's rule). With it: the improvement in
-        validation loss that counts (scikit-learn's ``tol``; 1e-4 if None).
+        by less than ``tol`` (seed 000's rule, which compares the *summed*
+        loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the improvement
+        in validation loss that counts (scikit-learn's ``tol``; 1e-4 if None),
+        measured as scikit-learn measures it, twice the mean loss for
+        ``"squared_error"`` and ``"log_loss"``.
     n_iter_no_change : int or None, default=None
         Stop when the validation loss has not improved by ``tol`` in this many
-        stages, as scikit-learn does.
+        stages, as scikit-learn does (same split, same rule).
     validation_fraction : float, default=0.1
         Share of the training data held out for ``n_iter_no_change``.
     random_state : int, RandomState or None, default=None
         Seeds subsampling, the validation split and every learner.
     verbose : int, default=0
-        Print one line per stage.
+        Print one line per stage when > 0.
 
     Attributes
     ----------
@@ -337,6 +371,7 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         n_estimators=100,
         learning_rate=0.1,
         init="constant",
+        init_step=None,
         subsample=1.0,
         tol=None,
         n_iter_no_change=None,
@@ -347,7 +382,7 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         super().__init__(
             loss=loss, direction=direction, step=step, learner=learner,
             n_estimators=n_estimators, learning_rate=learning_rate, init=init,
-            subsample=subsample, tol=tol, n_iter_no_change=n_iter_no_change,
+            init_step=init_step, subsample=subsample, tol=tol, n_iter_no_change=n_iter_no_change,
             validation_fraction=validation_fraction, random_state=random_state,
             verbose=verbose,
         )
@@ -359,10 +394,13 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         if loss.labels is not None:
             raise ValueError(f"loss={loss.name!r} is a classification loss; use BoostingClassifier")
         self._prepare_learners()
-        X, y = validate_data(
-            self, X, y, y_numeric=True, multi_output=loss.vector, dtype=self._input_dtype(),
-            order="C",
-        )
+        try:
+            X, y = validate_data(
+                self, X, y, y_numeric=True, multi_output=loss.vector,
+                dtype=self._input_dtype(), order="C",
+            )
+        except ValueError as exc:
+            raise _naming_data(exc, "X and y") from exc
         self._y_2d = np.ndim(y) == 2
         self.loss_ = loss
         return self._fit_boosting(X, loss_targets(self, y))
@@ -404,6 +442,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         n_estimators=100,
         learning_rate=0.1,
         init="constant",
+        init_step=None,
         subsample=1.0,
         tol=None,
         n_iter_no_change=None,
@@ -414,7 +453,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         super().__init__(
             loss=loss, direction=direction, step=step, learner=learner,
             n_estimators=n_estimators, learning_rate=learning_rate, init=init,
-            subsample=subsample, tol=tol, n_iter_no_change=n_iter_no_change,
+            init_step=init_step, subsample=subsample, tol=tol, n_iter_no_change=n_iter_no_change,
             validation_fraction=validation_fraction, random_state=random_state,
             verbose=verbose,
         )
@@ -423,8 +462,14 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes)."""
         self._check_params()
         self._prepare_learners()
-        X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C")
-        check_classification_targets(y)
+        try:
+            X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C")
+        except ValueError as exc:
+            raise _naming_data(exc, "X and y") from exc
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:
+            raise _naming_data(exc, "y") from exc
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
         K = len(self.classes_)

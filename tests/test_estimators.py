@@ -11,6 +11,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neural_network import MLPRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from boostlib import BoostingClassifier, BoostingRegressor
@@ -134,6 +135,25 @@ def test_tol_stops_when_training_loss_stops_changing():
     assert np.all(np.abs(np.diff(model.train_loss_[1:-1])) >= 1e-3)
 
 
+def test_init_step_constant_is_seed_000s_start():
+    """``init_step="constant"``: ``F_0 = h_0``, the tree fitted to ``y``, unscaled."""
+    X, y = hastie(300)
+    model = BoostingClassifier(
+        loss="binomial_deviance", step="line_search", init="learner", init_step="constant",
+        n_estimators=3, random_state=0,
+    ).fit(X, y)
+    h0 = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, np.where(y > 0, 1.0, -1.0))
+    assert model.init_step_ == 1.0
+    np.testing.assert_array_equal(model.init_.predict(X), h0.predict(X.astype(np.float32)))
+    F0 = h0.predict(X.astype(np.float32))
+    assert model.train_loss_[0] == pytest.approx(np.mean(np.log1p(np.exp(-2 * y * F0))))
+    scaled = BoostingClassifier(
+        loss="binomial_deviance", step="line_search", init="learner", n_estimators=3,
+        random_state=0,
+    ).fit(X, y)
+    assert scaled.init_step_ != 1.0 and scaled.train_loss_[0] < model.train_loss_[0]
+
+
 def test_init_learner_is_scaled_by_the_step():
     X, y = make_friedman1(n_samples=200, random_state=0)
     model = BoostingRegressor(init="learner", step="line_search", n_estimators=1).fit(X, y)
@@ -151,6 +171,7 @@ BAD_PARAMS = [
     ("subsample", 0.0), ("subsample", 1.5), ("tol", -1.0), ("n_iter_no_change", 0),
     ("validation_fraction", 1.0), ("init", "median"), ("loss", "hinge"),
     ("direction", "steepest"), ("step", "golden"), ("learner", "tree"),
+    ("init_step", "golden"), ("verbose", -1), ("verbose", "loud"),
 ]
 
 
@@ -172,18 +193,18 @@ def test_bad_data_raises_value_errors_naming_the_problem():
     X_inf[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):
         model.fit(X_inf, y)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="X and y: .*inconsistent numbers of samples"):
         model.fit(X, y[:-1])
-    with pytest.raises(ValueError, match="0 sample"):
+    with pytest.raises(ValueError, match="X and y: .*0 sample"):
         model.fit(X[:0], y[:0])
-    with pytest.raises(ValueError, match="only one class"):
+    with pytest.raises(ValueError, match="y has only one class"):
         model.fit(X, np.ones(len(y)))
-    with pytest.raises(ValueError, match="Unknown label type"):
+    with pytest.raises(ValueError, match="y: Unknown label type"):
         model.fit(X, np.linspace(0, 1, len(y)))
     model.fit(X, y)
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match="X has 5 features"):
         model.predict(X[:, :5])
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="y contains NaN"):
         BoostingRegressor().fit(X, np.where(y > 0, np.nan, 0.0))
     with pytest.raises(ValueError, match="regression loss"):
         BoostingClassifier(loss="squared_error").fit(X, y)
@@ -225,7 +246,8 @@ def test_seed_000_experiment_runs_for_each_variant():
     for direction in ["gradient", "newton_raphson", "newton_unweighted"]:
         model = BoostingClassifier(
             loss="binomial_deviance", direction=direction, step="line_search",
-            init="learner", learning_rate=0.1, n_estimators=100, random_state=0,
+            init="learner", init_step="constant", learning_rate=0.1, n_estimators=100,
+            random_state=0,
         ).fit(X_train, y_train)
         accuracy[direction] = model.score(X_test, y_test)
     assert all(a > 0.75 for a in accuracy.values())
