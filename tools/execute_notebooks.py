@@ -30,8 +30,8 @@ KERNEL_ENV = {
     "OPENBLAS_CORETYPE": "Haswell",
     "MKL_NUM_THREADS": "1",
     "PYTHONHASHSEED": "0",
-    # ipykernel's own inline backend: with MPLBACKEND=Agg (as the Makefile exports for
-    # the test suite) plt.show() would draw nothing and the figures would be lost.
+    # ipykernel's own inline backend, whatever the caller's MPLBACKEND: with Agg
+    # plt.show() would draw nothing and the figures would be lost.
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
 TIMEOUT = 300  # seconds per cell
