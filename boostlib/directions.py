@@ -26,7 +26,12 @@ and weight by it too, so that the weights never all vanish on separable
 data; for ``g``, keep its sign and floor its size; use the pseudo-inverse ``H⁺``
 of a Hessian matrix (softmax's is singular along ``(1, …, 1)``; ``H⁺`` gives
 the minimum-norm Newton direction), and clip every target to
-``[−TARGET_BOUND, TARGET_BOUND]``. Targets are therefore always finite.
+``[−TARGET_BOUND, TARGET_BOUND]``. In ``H⁺`` (:func:`pseudo_inverse`) an
+eigenvalue below ``PINV_RTOL · λ_max`` belongs to the null direction and
+counts as zero; every other eigenvalue is floored at ``HESSIAN_FLOOR``, the
+rule for a scalar ``h``, so that ``1/λ ≤ 1/HESSIAN_FLOOR`` (softmax scores
+~710 apart give subnormal eigenvalues ~1e-310, whose reciprocals overflow).
+Targets are therefore always finite.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ __all__ = [
     "newton",
     "newton_raphson",
     "newton_unweighted",
+    "pseudo_inverse",
 ]
 
 HESSIAN_FLOOR = 1e-12
@@ -50,6 +56,23 @@ TARGET_BOUND = 1e6
 # Eigenvalues of a Hessian matrix below PINV_RTOL × its largest count as zero in
 # H⁺: softmax's null direction (1, …, 1) comes out of eigh as ~1e-17, not 0.
 PINV_RTOL = 1e-10
+
+
+def pseudo_inverse(H):
+    """``H⁺`` of symmetric matrices ``H`` (shape ``(..., K, K)``), from ``H = V diag(λ) Vᵀ``.
+
+    ``H⁺ = V diag(1/max(λ, HESSIAN_FLOOR)) Vᵀ`` over the eigenvalues with
+    ``|λ| > PINV_RTOL · max|λ|``; the others (the null direction) count as
+    zero (see **Bounds**). ``−H⁺g`` is the minimum-norm Newton direction
+    (chapter 4, eq. ``vector-newton``).
+    """
+    lam, V = np.linalg.eigh(H)
+    size = np.abs(lam)
+    largest = size.max(axis=-1, keepdims=True)
+    # where H underflowed to exactly 0 nothing is a null direction: all are floored
+    null = (size <= PINV_RTOL * largest) & (largest > 0)
+    inverse = np.where(null, 0.0, 1.0 / np.maximum(lam, HESSIAN_FLOOR))
+    return (V * inverse[..., None, :]) @ np.swapaxes(V, -1, -2)
 
 
 def _bounded(z):
@@ -70,7 +93,7 @@ def _newton_target(loss, y, F):
     H = loss.hessian(y, F)
     if loss.vector:
         K = g.shape[1]
-        z = -np.einsum("ijk,ik->ij", np.linalg.pinv(H, rtol=PINV_RTOL, hermitian=True), g)
+        z = -np.einsum("ijk,ik->ij", pseudo_inverse(H), g)
         w = np.maximum(np.trace(H, axis1=1, axis2=2) / K, HESSIAN_FLOOR)
     else:
         H = np.maximum(H, HESSIAN_FLOOR)

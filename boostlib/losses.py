@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import expit, logsumexp, softmax
+from scipy.special import expit, logit, logsumexp, softmax
+
+# scikit-learn's compiled losses, for two gradients only (see _compiled_gradient).
+from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss
 
 __all__ = [
     "Loss",
@@ -41,11 +44,26 @@ __all__ = [
 EXP_CLIP = 650.0
 # Probabilities are kept in [P_CLIP, 1 - P_CLIP] when turned into log-odds.
 P_CLIP = 1e-15
+_HALF_BINOMIAL, _EXPONENTIAL = HalfBinomialLoss(), ExponentialLoss()
 
 
 def _average(values, sample_weight):
     """Weighted mean over samples (axis 0); plain mean when no weights."""
     return np.average(values, axis=0, weights=sample_weight)
+
+
+def _compiled_gradient(sklearn_loss, y, F):
+    """``sklearn_loss.gradient(y, F)`` for arrays of any matching shape.
+
+    scikit-learn's compiled losses call the C library's ``exp``; numpy's
+    vectorised ``exp`` differs from it in the last bit on a few per cent of
+    inputs (AVX-512). Trees fitted to gradients that differ in the last bit
+    can break a tie between two splits differently, so boostlib takes these
+    gradients from scikit-learn to grow the same trees (subsampled fits too).
+    """
+    y, F = np.broadcast_arrays(np.asarray(y, dtype=float), np.asarray(F, dtype=float))
+    g = sklearn_loss.gradient(np.ascontiguousarray(y).ravel(), np.ascontiguousarray(F).ravel())
+    return g.reshape(F.shape)
 
 
 def weighted_lower_median(values, sample_weight=None):
@@ -215,7 +233,9 @@ class LogLoss(Loss):
 
     ``L = log(1 + e^F) − y F``, ``p = σ(F) = 1 / (1 + e^{−F})``,
     ``g = p − y``, ``h = p (1 − p)`` (exact). Optimal constant:
-    ``log(ȳ / (1 − ȳ))``. This is scikit-learn's ``HalfBinomialLoss``.
+    ``log(ȳ / (1 − ȳ))``, computed as scikit-learn's starting value is (scipy's
+    ``logit``), so that subsampled fits stay bit-identical to its gradient boosting.
+    This is scikit-learn's ``HalfBinomialLoss``.
     """
 
     name = "log_loss"
@@ -225,14 +245,15 @@ class LogLoss(Loss):
         return np.logaddexp(0.0, F) - y * F
 
     def gradient(self, y, F):
-        return expit(F) - y
+        # p − y as scikit-learn's HalfBinomialLoss computes it, to the last bit
+        return _compiled_gradient(_HALF_BINOMIAL, y, F)
 
     def hessian(self, y, F):
         return expit(F) * expit(-F)
 
     def optimal_constant(self, y, sample_weight=None):
         p = np.clip(_average(y, sample_weight), P_CLIP, 1 - P_CLIP)
-        return float(np.log(p) - np.log1p(-p))
+        return float(logit(p))
 
     def predict_proba(self, F):
         """Probability of the positive class, ``σ(F)``."""
@@ -243,14 +264,15 @@ class _HalfLogOdds(Loss):
     """Labels ``y ∈ {−1, +1}`` and ``F`` half the log-odds: ``P(y = 1 | x) = σ(2F)``.
 
     Shared by the binomial deviance and the exponential loss, whose best
-    constant is the same: ``½ log(p̄ / (1 − p̄))``, ``p̄`` the weighted rate of ``y = 1``.
+    constant is the same: ``½ log(p̄ / (1 − p̄))``, ``p̄`` the weighted rate of ``y = 1``
+    (``½ logit(p̄)``, scikit-learn's ``HalfLogitLink`` arithmetic).
     """
 
     labels = (-1, 1)
 
     def optimal_constant(self, y, sample_weight=None):
         p = np.clip(_average((np.asarray(y) + 1) / 2, sample_weight), P_CLIP, 1 - P_CLIP)
-        return float(0.5 * (np.log(p) - np.log1p(-p)))
+        return float(0.5 * logit(p))
 
     def predict_proba(self, F):
         """Probability of the positive class, ``σ(2F)``."""
@@ -281,8 +303,10 @@ class BinomialDeviance(_HalfLogOdds):
 class Exponential(_HalfLogOdds):
     r"""AdaBoost's exponential loss ``L = e^{−yF}``, ``y ∈ {−1, +1}``.
 
-    ``g = −y e^{−yF}``, ``h = e^{−yF}`` (exact while ``−yF ≤ 650``; beyond, the
-    exponent is clipped at 650 so that values stay finite). ``F`` is half the
+    ``g = −y e^{−yF}``, ``h = e^{−yF} = −y g`` (exact while ``|yF| ≤ 650``;
+    beyond, ``F`` is clipped to ``±650`` so that values stay finite: ``L`` and
+    ``h`` are ``e^{650}`` where ``−yF > 650``, and ``g``, ``h`` are
+    ``∓e^{−650}``, ``e^{−650}``, not 0, where ``yF > 650``). ``F`` is half the
     log-odds, ``P(y = 1 | x) = σ(2F)`` (Friedman, Hastie & Tibshirani 2000).
     Optimal constant: ``½ log(Σ_{y=1} w / Σ_{y=−1} w)``.
     """
@@ -296,10 +320,15 @@ class Exponential(_HalfLogOdds):
         return self._e(y, F)
 
     def gradient(self, y, F):
-        return -y * self._e(y, F)
+        # −y e^{−yF} as scikit-learn's ExponentialLoss computes it, to the last
+        # bit: −y/e^F + (1 − y) e^F with labels 0/1, which needs e^F finite (0 · inf)
+        F = np.clip(F, -EXP_CLIP, EXP_CLIP)
+        return _compiled_gradient(_EXPONENTIAL, (np.asarray(y) + 1) / 2, F)
 
     def hessian(self, y, F):
-        return self._e(y, F)
+        # |g| = −y g = e^{−yF}, the same bits as the gradient's: the Newton
+        # target −g/h is then exactly y (Gentle AdaBoost fits the labels).
+        return -np.asarray(y) * self.gradient(y, F)
 
 
 class Quadratic(Loss):

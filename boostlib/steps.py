@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from .directions import PINV_RTOL
+from .directions import pseudo_inverse
+from .losses import Exponential, LogLoss, SquaredError
 
 __all__ = [
     "NEWTON_MAX_ITER",
@@ -48,6 +49,9 @@ NEWTON_MAX_ITER = 50
 TINY = 1e-150
 # A directional derivative this small relative to its terms is rounding noise.
 FLAT = 1e-12
+# A leaf value this close (relative to the leaf's mean |g| / h) to γ_R is γ_R
+# up to the rounding of the tree's own sums.
+LEAF_ROUNDING = 1e-9
 # Two loss values closer than this (relative) are equal up to rounding.
 ROUNDING = 1e-13
 
@@ -167,6 +171,12 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
     ``argmin_γ Σ_R w L(y, F + γ)`` (for absolute error the lower weighted
     median of the residuals ``y − F``, as scikit-learn computes it).
     The tree's leaf values are overwritten in place; returns ``(1, new u)``.
+
+    Squared error keeps the tree's own values, which are already ``γ_R``
+    (leaf means of ``−g = y − F``); a tree fitted to another target (say
+    ``newton_raphson``'s) gets ``γ_R``. For the other scalar losses each
+    leaf's ``γ_R`` is computed in scikit-learn's order of arithmetic (see
+    :func:`_leaf_newton_value`): subsampled fits then grow bit-identical trees.
     """
     tree = getattr(learner, "tree_", None)
     if tree is None or X is None:
@@ -184,13 +194,27 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
             inside = leaves == leaf
             G = w[inside] @ g[inside]
             Hsum = np.einsum("i,ijk->jk", w[inside], H[inside])
-            values[leaf, :, 0] = -np.linalg.pinv(Hsum, rtol=PINV_RTOL, hermitian=True) @ G
-    elif loss.positive_hessian:
+            values[leaf, :, 0] = -pseudo_inverse(Hsum) @ G
+    elif isinstance(loss, SquaredError):
+        # scikit-learn leaves these values alone; recomputing them would change
+        # their last bits, and then which of two tied splits a later tree takes
         n_nodes = tree.node_count
-        G = np.bincount(leaves, weights=w * loss.gradient(y, F), minlength=n_nodes)
-        Hsum = np.bincount(leaves, weights=w * loss.hessian(y, F), minlength=n_nodes)
-        safe = np.abs(Hsum[leaf_ids]) >= TINY
-        values[leaf_ids, 0, 0] = np.where(safe, -G[leaf_ids] / np.where(safe, Hsum[leaf_ids], 1), 0)
+        g = loss.gradient(y, F)
+        G = np.bincount(leaves, weights=w * g, minlength=n_nodes)[leaf_ids]
+        size = np.bincount(leaves, weights=w * np.abs(g), minlength=n_nodes)[leaf_ids]
+        Hsum = np.bincount(leaves, weights=w, minlength=n_nodes)[leaf_ids]
+        safe = Hsum >= TINY
+        gamma = np.where(safe, -G / np.where(safe, Hsum, 1), 0)
+        tree_value = values[leaf_ids, 0, 0]
+        rounding = LEAF_ROUNDING * np.where(safe, size / np.where(safe, Hsum, 1), 0)
+        values[leaf_ids, 0, 0] = np.where(np.abs(tree_value - gamma) <= rounding, tree_value, gamma)
+    elif loss.positive_hessian:
+        neg_g = -loss.gradient(y, F)
+        h = _leaf_hessian(loss, y, F, neg_g)
+        in_bag = np.where(w > 0, leaves, -1)
+        for leaf in leaf_ids:
+            inside = np.nonzero(in_bag == leaf)[0]
+            values[leaf, 0, 0] = _leaf_newton_value(neg_g[inside], h[inside], w[inside])
     else:
         residual = y - F
         for leaf in leaf_ids:
@@ -200,6 +224,35 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
             )
     new_u = values[leaves, :, 0]
     return 1.0, (new_u if loss.vector else new_u[:, 0])
+
+
+def _leaf_hessian(loss, y, F, neg_g):
+    """Per-sample ``h`` as scikit-learn's ``_update_terminal_regions`` evaluates it.
+
+    Log loss: ``p (1 − p)`` with ``p = y − (−g)``; exponential loss: ``|g|``
+    (``= e^{−yF} = h``); any other loss: its own :meth:`~boostlib.losses.Loss.hessian`.
+    """
+    if isinstance(loss, LogLoss):
+        p = y - neg_g
+        return p * (1 - p)
+    if isinstance(loss, Exponential):
+        return neg_g * y  # y = ±1: scikit-learn flips the sign of −g where y = −1
+    return loss.hessian(y, F)
+
+
+def _leaf_newton_value(neg_g, h, w):
+    """``γ_R = −Σ_R w g / Σ_R w h`` for one leaf (chapter 3, TreeBoost; Algorithm 1, step 5).
+
+    Written as scikit-learn writes it, a ratio of two weighted means,
+    ``np.average(−g, w) / np.average(h, w)``, and 0 where the mean ``h`` is
+    below ``TINY`` (its ``_safe_divide``): the same sums in the same order,
+    so the same bits, so the same trees after a tie between two splits.
+    """
+    if len(neg_g) == 0 or not np.sum(w) > 0:
+        return 0.0
+    numerator = np.average(neg_g, weights=w)
+    denominator = np.average(h, weights=w)
+    return 0.0 if abs(denominator) < TINY else float(numerator) / float(denominator)
 
 
 def constant(loss, y, F, u, sample_weight=None, learner=None, X=None):

@@ -1,12 +1,17 @@
 """Directions: the targets and weights of the tables in directions.py, and their bounds."""
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boostlib import directions
 from boostlib.directions import TARGET_BOUND, get_direction
 from boostlib.losses import (
+    LOSSES,
     AbsoluteError,
     BinomialDeviance,
     Exponential,
@@ -91,6 +96,31 @@ def test_softmax_newton_is_finite_when_probabilities_saturate():
     assert np.all(np.isfinite(z)) and np.all(np.abs(z) <= TARGET_BOUND)
 
 
+@pytest.mark.parametrize("gap", [30.0, 700.0, 709.0, 710.0, 720.0, 745.0, 800.0, 1e4])
+def test_softmax_newton_is_finite_when_score_gaps_make_the_hessian_subnormal(gap):
+    """Scores ~710 apart give Hessian eigenvalues ~1e-310: H⁺ floors them at
+    HESSIAN_FLOOR, as for a scalar h, instead of overflowing 1/λ into inf · 0 = NaN;
+    a misclassified row still points towards its class."""
+    loss = Softmax()
+    y = np.eye(3)[[0, 1, 2, 0]]
+    F = np.array([[0, gap, 0], [0, gap, 0], [0, 0, gap], [gap, 0, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for name in ("newton", "newton_unweighted"):
+            z, w = get_direction(name)(loss, y, F)
+            assert np.all(np.isfinite(z)) and np.all(np.isfinite(w))
+            assert z[0, 0] > 0 > z[0, 1], (name, z[0])  # row 0: class 0 scored `gap` below
+
+
+def test_pseudo_inverse_is_numpys_for_well_conditioned_hessians():
+    """Away from the floor, H⁺ is numpy's pinv: the minimum-norm Newton direction."""
+    for loss in (Softmax(), Quadratic()):
+        y, F = sample(loss)
+        H = loss.hessian(y, F)
+        expected = np.linalg.pinv(H, rtol=directions.PINV_RTOL, hermitian=True)
+        np.testing.assert_allclose(directions.pseudo_inverse(H), expected, atol=1e-10)
+
+
 @pytest.mark.parametrize("loss", [AbsoluteError(), Huber()], ids=lambda v: v.name)
 @pytest.mark.parametrize("name", ["newton", "newton_unweighted"])
 def test_newton_needs_a_positive_hessian(loss, name):
@@ -105,3 +135,56 @@ def test_newton_raphson_is_scalar_only_and_unknown_names_fail():
         directions.newton_raphson(Softmax(), y, F)
     with pytest.raises(ValueError, match="direction='steepest'"):
         get_direction("steepest")
+
+
+# -- properties -----------------------------------------------------------------
+# Scores where exp under- or overflows (±37, ±650, ±709…±746) come up often, so
+# that softmax rows such as (0, 710, 0) are drawn.
+EDGES = [0.0, 37.5, 650.0, 700.0, 709.0, 710.0, 720.0, 745.0, 746.0, 800.0, 1e4]
+scores = st.one_of(
+    st.floats(min_value=-1e4, max_value=1e4, allow_nan=False),
+    st.sampled_from(EDGES + [-v for v in EDGES]),
+)
+
+
+@st.composite
+def targets_and_scores(draw, loss, max_rows=8):
+    """``y`` in ``loss``'s convention and ``F`` with ``|F| ≤ 1e4`` (three columns if vector)."""
+    n = draw(st.integers(min_value=1, max_value=max_rows))
+    columns = 3 if loss.vector else 1
+    F = np.array(draw(st.lists(scores, min_size=n * columns, max_size=n * columns)))
+    if loss.labels is None:
+        y = np.array(draw(st.lists(st.floats(-1e3, 1e3), min_size=n * columns,
+                                   max_size=n * columns)))
+    else:
+        classes = draw(st.lists(st.integers(0, columns if loss.vector else 1), min_size=n,
+                                max_size=n))
+        y = np.eye(3)[np.minimum(classes, 2)] if loss.vector else np.array(loss.labels,
+                                                                           float)[classes]
+    return (y.reshape(n, 3), F.reshape(n, 3)) if loss.vector else (y, F)
+
+
+def defined(name, loss):
+    """Whether boostlib defines direction ``name`` for ``loss``."""
+    if name in ("newton", "newton_unweighted"):
+        return loss.positive_hessian
+    return not (name == "newton_raphson" and loss.vector)
+
+
+@pytest.mark.parametrize("loss_name", sorted(LOSSES))
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_every_direction_is_finite_for_every_score(loss_name, data):
+    """Every direction of every loss: finite targets and weights, no warning, |F| ≤ 1e4."""
+    loss = LOSSES[loss_name]()
+    y, F = data.draw(targets_and_scores(loss))
+    for name in sorted(directions.DIRECTIONS):
+        if not defined(name, loss):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            with np.errstate(over="raise", invalid="raise", divide="raise"):
+                z, w = directions.DIRECTIONS[name](loss, y, F)
+        assert np.all(np.isfinite(z)) and np.all(np.isfinite(w)) and np.all(w >= 0), name
+        if name != "gradient":
+            assert np.all(np.abs(z) <= TARGET_BOUND), name

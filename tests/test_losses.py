@@ -123,6 +123,21 @@ def test_hand_computed_vector_losses():
     np.testing.assert_allclose(Softmax().hessian(y, F), [[[0.25, -0.25], [-0.25, 0.25]]])
 
 
+def test_gradients_and_constants_are_scikit_learns_to_the_last_bit():
+    """Log loss and exponential loss: the gradient and the starting constant are
+    bit-identical to scikit-learn's, whose trees boostlib reproduces (subsampled too)."""
+    from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss
+
+    rng = np.random.default_rng(0)
+    y01 = (rng.random(2000) < 0.3).astype(float)
+    F = 5 * rng.normal(size=2000)
+    np.testing.assert_array_equal(LogLoss().gradient(y01, F), HalfBinomialLoss().gradient(y01, F))
+    np.testing.assert_array_equal(Exponential().gradient(2 * y01 - 1, F),
+                                  ExponentialLoss().gradient(y01, F))
+    assert LogLoss().optimal_constant(y01) == HalfBinomialLoss().fit_intercept_only(y01)
+    assert Exponential().optimal_constant(2 * y01 - 1) == ExponentialLoss().fit_intercept_only(y01)
+
+
 def test_deviance_is_log_loss_at_twice_the_score():
     """log(1 + e^{-2yF}) with y = ±1 is the log loss of the 0/1 label at 2F."""
     y, F = sample(BinomialDeviance(), n=30)

@@ -1,12 +1,18 @@
 """Steps: each rule against a brute-force argmin; the closed-form γ; TreeBoost's leaves."""
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeRegressor
+from test_directions import targets_and_scores
 
 from boostlib import steps
 from boostlib.losses import (
+    LOSSES,
     AbsoluteError,
     BinomialDeviance,
     Exponential,
@@ -135,6 +141,22 @@ def test_leaf_newton_values(loss):
             assert loss.mean(yl, Fl + gamma) <= loss.mean(yl, Fl + best) + 1e-9
 
 
+def test_leaf_newton_keeps_a_squared_error_trees_own_values():
+    """Fitted to −g = y − F the tree's leaf means are γ_R already: kept to the last bit,
+    as scikit-learn keeps them. Fitted to another target, the leaves get γ_R."""
+    loss = SquaredError()
+    X, y, F, tree = fitted_tree(loss, depth=3)
+    before = tree.tree_.value.copy()
+    steps.leaf_newton(loss, y, F, tree.predict(X), learner=tree, X=X)
+    np.testing.assert_array_equal(tree.tree_.value, before)
+    halved = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, (y - F) / 2)
+    _, u = steps.leaf_newton(loss, y, F, halved.predict(X), learner=halved, X=X)
+    leaves = halved.apply(X)
+    for leaf in np.unique(leaves):
+        np.testing.assert_allclose(u[leaves == leaf], np.mean((y - F)[leaves == leaf]),
+                                   rtol=1e-12)
+
+
 def test_leaf_newton_is_close_to_the_leaf_argmin_for_log_loss():
     """One Newton step per leaf lands near the leaf's exact minimiser."""
     loss = LogLoss()
@@ -161,6 +183,28 @@ def test_leaf_newton_vector_loss():
         G = loss.gradient(y[inside], F[inside]).sum(axis=0)
         H = loss.hessian(y[inside], F[inside]).sum(axis=0)
         np.testing.assert_allclose(H @ u[inside][0], -G, atol=1e-8)
+
+
+@pytest.mark.parametrize("loss_name", sorted(LOSSES))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_leaf_newton_is_finite_for_every_score(loss_name, data):
+    """Every loss, |F| ≤ 1e4 (softmax rows far apart included), with and without a
+    subsample: finite leaf values, no warning."""
+    loss = LOSSES[loss_name]()
+    y, F = data.draw(targets_and_scores(loss, max_rows=12))
+    n = len(F)
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    shape = (n, 3) if loss.vector else n
+    z = np.random.default_rng(n).normal(size=shape)
+    for bag in (None, (np.arange(n) % 2 == 0).astype(float)):
+        tree = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, z, sample_weight=bag)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            with np.errstate(over="raise", invalid="raise", divide="raise"):
+                _, u = steps.leaf_newton(loss, y, F, tree.predict(X), sample_weight=bag,
+                                         learner=tree, X=X)
+        assert np.all(np.isfinite(u)) and np.all(np.isfinite(tree.tree_.value))
 
 
 def test_leaf_newton_needs_a_tree_and_names_are_checked():
