@@ -25,7 +25,7 @@ from boostlib.steps import STEPS
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     """Every check scikit-learn runs; none is skipped by boostlib. scikit-learn
-    itself skips its two array-API checks unless SCIPY_ARRAY_API=1 is set:
+    itself skips its array-API check (one per estimator) unless SCIPY_ARRAY_API=1 is set:
     boostlib does not claim array-API support (its tags say so)."""
     check(estimator)
 
