@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .directions import pseudo_inverse
-from .losses import Exponential, LogLoss, SquaredError
+from .losses import LogLoss, SquaredError
 
 __all__ = [
     "NEWTON_MAX_ITER",
@@ -229,14 +229,13 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
 def _leaf_hessian(loss, y, F, neg_g):
     """Per-sample ``h`` as scikit-learn's ``_update_terminal_regions`` evaluates it.
 
-    Log loss: ``p (1 − p)`` with ``p = y − (−g)``; exponential loss: ``|g|``
-    (``= e^{−yF} = h``); any other loss: its own :meth:`~boostlib.losses.Loss.hessian`.
+    Log loss: ``p (1 − p)`` with ``p = y − (−g)``; any other loss (the
+    exponential's is already scikit-learn's ``|g|``): its own
+    :meth:`~boostlib.losses.Loss.hessian`.
     """
     if isinstance(loss, LogLoss):
         p = y - neg_g
         return p * (1 - p)
-    if isinstance(loss, Exponential):
-        return neg_g * y  # y = ±1: scikit-learn flips the sign of −g where y = −1
     return loss.hessian(y, F)
 
 
