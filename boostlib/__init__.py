@@ -10,6 +10,7 @@ scikit-learn regressor). :mod:`boostlib.losses` supplies the derivatives and
 
 from .boosting import BoostingClassifier, BoostingRegressor
 from .losses import get_loss
+from .trees import HistTreeRegressor
 
-__all__ = ["BoostingClassifier", "BoostingRegressor", "get_loss"]
+__all__ = ["BoostingClassifier", "BoostingRegressor", "HistTreeRegressor", "get_loss"]
 __version__ = "0.1.0"

@@ -179,9 +179,21 @@ class _Boosting(BaseEstimator):
         self._shares_random_state = "random_state" in prototype.get_params()
         is_tree = isinstance(prototype, TREES)
         self._tree_kwargs = {"check_input": False} if is_tree else {}
+        # a learner with bin() (HistTreeRegressor) reads X binned: once per fit, not per stage
+        self._bins_X = callable(getattr(prototype, "bin", None))
 
     def _input_dtype(self):
         return np.float32 if self._tree_kwargs else "numeric"
+
+    def _allow_nan(self):
+        """NaN in X reaches the learners only when they bin it (a NaN bin of their own)."""
+        return "allow-nan" if self._bins_X else True
+
+    def _learner_input(self, X):
+        """``X`` as the learners read it: binned once (with ``binner_``), or unchanged."""
+        if not self._bins_X:
+            return X
+        return self.binner_.transform(X)
 
     def _new_learner(self, rng):
         """A fresh copy of the learner that draws from the shared random state."""
@@ -214,6 +226,12 @@ class _Boosting(BaseEstimator):
             )
         n = len(X)
         rng = check_random_state(self.random_state)
+        self.binner_ = None
+        if self._bins_X:  # binned once here; every stage's learner reuses the bins
+            X = self._prototype.bin(X)
+            self.binner_ = X.binner
+            if self.n_iter_no_change is not None:
+                X_val = self._learner_input(X_val)
         F = self._fit_init(X, Y, rng)
         self.estimators_, steps, losses = [], [], [loss.mean(Y, F)]
         n_inbag = max(1, int(self.subsample * n))
@@ -291,8 +309,11 @@ class _Boosting(BaseEstimator):
         return F
 
     def _validate_X(self, X):
+        """``X`` checked against the fit, then as the learners read it (binned once)."""
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=self._input_dtype(), order="C")
+        X = validate_data(self, X, reset=False, dtype=self._input_dtype(), order="C",
+                          ensure_all_finite=self._allow_nan())
+        return self._learner_input(X)
 
 
 class BoostingRegressor(RegressorMixin, _Boosting):
@@ -397,7 +418,7 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         try:
             X, y = validate_data(
                 self, X, y, y_numeric=True, multi_output=loss.vector,
-                dtype=self._input_dtype(), order="C",
+                dtype=self._input_dtype(), order="C", ensure_all_finite=self._allow_nan(),
             )
         except ValueError as exc:
             raise _naming_data(exc, "X and y") from exc
@@ -463,7 +484,8 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         self._check_params()
         self._prepare_learners()
         try:
-            X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C")
+            X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C",
+                                 ensure_all_finite=self._allow_nan())
         except ValueError as exc:
             raise _naming_data(exc, "X and y") from exc
         try:

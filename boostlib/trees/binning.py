@@ -1,0 +1,117 @@
+r"""Binning: each feature cut into at most ``max_bins`` intervals, plus one bin for NaN (chapter 8).
+
+A histogram tree never looks at a feature's values again once they are
+binned: every split candidate is a boundary between two bins. The thresholds
+``t_0 < t_1 < … < t_{B−2}`` of a feature put ``x`` into bin
+
+    b(x) = #{k : t_k < x}    (so ``x ≤ t_b`` for ``x`` in bin ``b``),
+
+and NaN into the bin ``MISSING_BIN = max_bins`` of its own. A split "bin ≤ b
+goes left" is then the same as "``x ≤ t_b`` goes left" on raw values.
+
+* A feature with at most ``max_bins`` distinct values gets one bin per value
+  and thresholds at the midpoints between neighbours: its split candidates
+  are exactly those of an exact tree (scikit-learn's, XGBoost's ``exact``).
+* Otherwise the thresholds are the ``k/max_bins`` quantiles (``k = 1 …
+  max_bins − 1``) of up to ``SUBSAMPLE`` rows drawn at random, as
+  scikit-learn's HistGradientBoosting chooses them.
+
+Bins are ``uint8`` (so ``max_bins ≤ 255``) and stored feature by feature,
+``bins[j]`` being feature ``j`` of every row: the histogram of one feature
+then reads one contiguous row of bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+__all__ = ["SUBSAMPLE", "BinnedX", "Binner", "find_thresholds"]
+
+# Rows used to place the quantile thresholds (scikit-learn's choice too).
+SUBSAMPLE = 200_000
+
+
+def find_thresholds(values, max_bins):
+    """Thresholds ``t_0 < … < t_{B−2}`` for one feature's non-missing ``values`` (``B ≤ max_bins``).
+
+    Midpoints between distinct values when there are at most ``max_bins`` of
+    them, otherwise the midpoint-interpolated ``k/max_bins`` percentiles.
+    """
+    distinct = np.unique(values)
+    if len(distinct) <= max_bins:
+        return (distinct[:-1] + distinct[1:]) * 0.5
+    percentiles = np.linspace(0, 100, max_bins + 1)[1:-1]
+    return np.unique(np.percentile(values, percentiles, method="midpoint"))
+
+
+class BinnedX:
+    """``X`` binned: ``bins`` of shape (n_features, n_samples), uint8, and the :class:`Binner`.
+
+    What a :class:`~boostlib.trees.HistTreeRegressor` is fitted to inside the
+    boosting loop, so that ``X`` is binned once per boosting fit rather than
+    once per stage. ``len()`` and ``shape`` are those of the ``X`` it bins.
+    """
+
+    def __init__(self, bins, binner):
+        self.bins = bins
+        self.binner = binner
+
+    def __len__(self):
+        return self.bins.shape[1]
+
+    def __getitem__(self, rows):
+        """The binned rows ``rows`` (a slice or index array), same binner."""
+        return BinnedX(self.bins[:, rows], self.binner)
+
+    @property
+    def shape(self):
+        return self.bins.shape[1], self.bins.shape[0]
+
+    def __repr__(self):
+        n, d = self.shape
+        return f"BinnedX(n_samples={n}, n_features={d}, max_bins={self.binner.max_bins})"
+
+
+class Binner:
+    """Quantile thresholds per feature, learned once (:meth:`fit`), applied to any ``X``.
+
+    Attributes after :meth:`fit`: ``thresholds_`` (one array per feature),
+    ``n_bins_`` (non-missing bins per feature, ``len(thresholds) + 1``) and
+    ``missing_bin`` (``= max_bins``, the NaN bin of every feature).
+    """
+
+    def __init__(self, max_bins=255, random_state=None):
+        self.max_bins = max_bins
+        self.random_state = random_state
+
+    @property
+    def missing_bin(self):
+        return self.max_bins
+
+    def fit(self, X, sample_weight=None):
+        """Place the thresholds from the rows of ``X`` (n, d) that have a positive weight."""
+        if sample_weight is not None:
+            X = X[np.asarray(sample_weight) > 0]
+        if len(X) > SUBSAMPLE:
+            rng = check_random_state(self.random_state)
+            X = X[np.sort(rng.choice(len(X), SUBSAMPLE, replace=False))]
+        self.thresholds_ = []
+        for j in range(X.shape[1]):
+            column = X[:, j]
+            self.thresholds_.append(find_thresholds(column[~np.isnan(column)], self.max_bins))
+        self.n_bins_ = np.array([len(t) + 1 for t in self.thresholds_], dtype=np.intp)
+        return self
+
+    def transform(self, X):
+        """:class:`BinnedX` of ``X`` (n, d): ``b(x) = #{k : t_k < x}``, NaN to ``missing_bin``."""
+        X = np.asarray(X)
+        bins = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
+        for j, thresholds in enumerate(self.thresholds_):
+            column = X[:, j]
+            bins[j] = np.searchsorted(thresholds, column, side="left")
+            bins[j][np.isnan(column)] = self.missing_bin
+        return BinnedX(bins, self)
+
+    def fit_transform(self, X, sample_weight=None):
+        return self.fit(X, sample_weight).transform(X)

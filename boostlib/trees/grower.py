@@ -1,0 +1,147 @@
+r"""Growing a tree from histograms: depth-wise or best-first (chapter 8).
+
+The rows of the data sit in one index array, and every node owns a slice
+``rows[start:stop]`` of it; splitting a node partitions its slice in place
+(:func:`partition`), so its children own the two halves. A node that may
+still split gets its histogram (:mod:`~boostlib.trees.histograms`), the
+smaller child built from its rows and the larger as parent − sibling, and
+its best split (:func:`~boostlib.trees.splitting.best_split`).
+
+Which splittable leaf is split next:
+
+* **depth-wise** (``max_leaf_nodes=None``, XGBoost's default): in the order
+  the leaves were made, level by level, until ``max_depth``;
+* **best-first** (``max_leaf_nodes`` set, LightGBM's leaf-wise growth): the
+  leaf whose split has the largest gain Δ, until there are ``max_leaf_nodes``
+  leaves (and, if set, nothing deeper than ``max_depth``).
+
+A split is made when its gain is positive and at least ``min_split_gain``
+(XGBoost's ``gamma``, compared with the un-halved Δ as XGBoost's ``hist``
+updater compares it): refused up front, so a weak split is never made for
+the sake of a strong one below it. XGBoost's ``exact`` updater instead
+grows first and prunes afterwards; for ``hist`` both give the same tree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .histograms import build_histogram, build_root_histogram, subtract
+from .splitting import best_split, leaf_value
+
+__all__ = ["TreeNode", "grow", "partition"]
+
+
+@njit(cache=True, nogil=True)
+def partition(rows, start, stop, column, bin_threshold, missing_left, missing_bin, buffer):
+    """Reorder ``rows[start:stop]`` so the rows going left come first; return how many.
+
+    A row goes left when its bin in ``column`` is ``≤ bin_threshold``, or, at
+    ``missing_bin``, when ``missing_left``. Stable: each side keeps its order.
+    """
+    n_left = 0
+    n_right = 0
+    for k in range(start, stop):
+        row = rows[k]
+        b = column[row]
+        go_left = missing_left if b == missing_bin else b <= bin_threshold
+        if go_left:
+            rows[start + n_left] = row  # never overtakes k: safe in place
+            n_left += 1
+        else:
+            buffer[n_right] = row
+            n_right += 1
+    rows[start + n_left:stop] = buffer[:n_right]
+    return n_left
+
+
+class TreeNode:
+    """One node while the tree grows: its rows, sums, histogram and best split."""
+
+    def __init__(self, start, stop, sum_wz, sum_w, depth, l2_regularization):
+        self.start, self.stop, self.n = start, stop, stop - start
+        self.sum_wz, self.sum_w, self.depth = sum_wz, sum_w, depth
+        self.value = leaf_value(sum_wz, sum_w, l2_regularization)
+        self.hist = None
+        self.feature, self.bin, self.threshold, self.missing_left = -1, 0, np.nan, False
+        self.left = self.right = -1
+        self.gain = 0.0
+        self.split = None  # (gain, feature, bin, missing_left, Σwz_left, Σw_left, n_left)
+
+
+def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
+         min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0):
+    """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ w (z − h)² + λ Σ v²``.
+
+    ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
+    (outside a subsample) take no part. Returns the list of :class:`TreeNode`,
+    parents before children.
+    """
+    bins, binner = binned.bins, binned.binner
+    missing_bin = binner.missing_bin
+    n_bins_total = missing_bin + 1
+    n_bins = binner.n_bins_
+    rows = np.flatnonzero(w > 0)
+    if len(rows) == len(w):
+        root_hist = build_root_histogram(bins, wz, w, n_bins_total)
+    else:
+        root_hist = build_histogram(bins, rows, wz, w, n_bins_total)
+    sum_wz, sum_w, _ = root_hist[0].sum(axis=0)
+    root = TreeNode(0, len(rows), sum_wz, sum_w, 0, l2_regularization)
+    root.hist = root_hist
+    nodes = [root]
+    buffer = np.empty(len(rows), dtype=rows.dtype)
+
+    def may_split(node):
+        return (max_depth is None or node.depth < max_depth) and node.n >= 2 * min_samples_leaf
+
+    def find_split(node):
+        found = best_split(node.hist, node.sum_wz, node.sum_w, float(node.n), n_bins,
+                           missing_bin, l2_regularization, min_child_weight, min_samples_leaf)
+        node.hist_missing_n = node.hist[found[1], missing_bin, 2] if found[1] >= 0 else 0.0
+        if found[1] >= 0 and found[0] >= min_split_gain:
+            node.split = found
+            return True
+        node.hist = None
+        return False
+
+    frontier = [root] if may_split(root) and find_split(root) else []
+    n_leaves = 1
+    while frontier and (max_leaf_nodes is None or n_leaves < max_leaf_nodes):
+        if max_leaf_nodes is None:
+            node = frontier.pop(0)
+        else:
+            node = frontier.pop(int(np.argmax([leaf.split[0] for leaf in frontier])))
+        gain, feature, b, missing_left, left_wz, left_w, left_n = node.split
+        if node.hist_missing_n == 0:
+            # no NaN here in training: a NaN met later follows the heavier child
+            missing_left = left_w >= node.sum_w - left_w
+        n_left = partition(rows, node.start, node.stop, bins[feature], b, missing_left,
+                           missing_bin, buffer)
+        assert n_left == int(left_n)
+        thresholds = binner.thresholds_[feature]
+        node.feature, node.bin, node.missing_left, node.gain = feature, b, missing_left, gain
+        node.threshold = thresholds[b] if b < len(thresholds) else np.inf
+        left = TreeNode(node.start, node.start + n_left, left_wz, left_w, node.depth + 1,
+                        l2_regularization)
+        right = TreeNode(node.start + n_left, node.stop, node.sum_wz - left_wz,
+                         node.sum_w - left_w, node.depth + 1, l2_regularization)
+        node.left, node.right = len(nodes), len(nodes) + 1
+        nodes += [left, right]
+        n_leaves += 1
+        children = [child for child in (left, right) if may_split(child)]
+        if children:
+            # the subtraction trick: build the smaller child, the larger is parent − smaller
+            small, large = (left, right) if left.n <= right.n else (right, left)
+            small.hist = build_histogram(bins, rows[small.start:small.stop], wz, w,
+                                         n_bins_total)
+            large.hist = subtract(node.hist, small.hist)
+            frontier += [child for child in children if find_split(child)]
+            for child in (left, right):
+                if child.split is None:
+                    child.hist = None
+        node.hist = None
+    for node in frontier:
+        node.hist = None
+    return nodes

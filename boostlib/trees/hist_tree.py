@@ -1,0 +1,192 @@
+r"""``HistTreeRegressor``: XGBoost's second-order tree as a scikit-learn regressor (chapter 8).
+
+Fitted to a target ``z`` with sample weights ``w`` it minimises the penalised
+weighted least squares ``Σ w (z − h(x))² + λ Σ_leaves v²`` over trees grown
+on binned features. Inside the boosting loop with ``direction="newton"``
+(``z = −g/h``, ``w = h``) that *is* XGBoost's tree: ``Σ w z = −G`` and
+``Σ w = H``, so the leaf values are ``−G/(H + λ)`` and the splits maximise
+XGBoost's gain (:mod:`~boostlib.trees.splitting`).
+
+It reads ``X`` binned (:mod:`~boostlib.trees.binning`): given a float array it
+bins it itself; given a :class:`~boostlib.trees.binning.BinnedX` (what the
+boosting loop passes, binned once per boosting fit) it uses those bins.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from .binning import BinnedX, Binner
+from .grower import grow
+from .predictor import Tree
+
+__all__ = ["HistTreeRegressor"]
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+class HistTreeRegressor(RegressorMixin, BaseEstimator):
+    """A regression tree on binned features with an L2 penalty on its leaf values.
+
+    Parameters
+    ----------
+    max_depth : int or None, default=3
+        The deepest a leaf may be; None for no limit.
+    max_leaf_nodes : int or None, default=None
+        None: grow depth-wise (XGBoost). An integer ≥ 2: grow best-first, the
+        leaf with the largest gain next, up to this many leaves (LightGBM).
+    max_bins : int, default=255
+        Bins per feature, 2 … 255, plus one for missing values.
+    min_samples_leaf : int, default=1
+        The fewest rows (with positive weight) a leaf may hold.
+    min_child_weight : float, default=1e-3
+        The smallest ``Σ w`` (``= H``) a child may have: XGBoost's ``min_child_weight``.
+    l2_regularization : float, default=0.0
+        ``λ``: the penalty ``λ v²`` on every leaf value ``v``.
+    min_split_gain : float, default=0.0
+        The smallest gain ``Δ`` a split needs (XGBoost's ``gamma``, compared
+        with the un-halved gain as XGBoost does); refused up front, as
+        XGBoost's ``hist`` method does.
+    random_state : int, RandomState or None, default=None
+        Draws the rows that place the quantile thresholds (over 200 000 rows).
+
+    Attributes
+    ----------
+    tree_ : Tree
+        The nodes as flat arrays (:class:`~boostlib.trees.predictor.Tree`).
+    binner_ : Binner
+        The bin thresholds of every feature.
+    n_features_in_ : int
+        Number of features seen in :meth:`fit`.
+    """
+
+    def __init__(self, max_depth=3, max_leaf_nodes=None, max_bins=255, min_samples_leaf=1,
+                 min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0,
+                 random_state=None):
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.min_samples_leaf = min_samples_leaf
+        self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.min_split_gain = min_split_gain
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _check_params(self):
+        """``ValueError`` naming the parameter at fault; nothing is clipped silently."""
+        if self.max_depth is not None and (not _is_int(self.max_depth) or self.max_depth < 1):
+            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        if self.max_leaf_nodes is not None and (
+            not _is_int(self.max_leaf_nodes) or self.max_leaf_nodes < 2
+        ):
+            raise ValueError(
+                f"max_leaf_nodes must be None or an integer >= 2, got {self.max_leaf_nodes!r}"
+            )
+        if not _is_int(self.max_bins) or not 2 <= self.max_bins <= 255:
+            raise ValueError(f"max_bins must be an integer in 2..255, got {self.max_bins!r}")
+        if not _is_int(self.min_samples_leaf) or self.min_samples_leaf < 1:
+            raise ValueError(
+                f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}"
+            )
+        for name in ("min_child_weight", "l2_regularization", "min_split_gain"):
+            value = getattr(self, name)
+            if not _is_real(value) or not 0 <= value < np.inf:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+
+    def bin(self, X, sample_weight=None):
+        """``X`` binned for this tree's settings: a :class:`BinnedX` its copies can be fitted to.
+
+        The boosting loop calls this once per fit; every stage's tree then
+        reuses the bins.
+        """
+        self._check_params()
+        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X")
+        binner = Binner(self.max_bins, self.random_state).fit(X, sample_weight)
+        return binner.transform(X)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
+        self._check_params()
+        if isinstance(X, BinnedX):
+            if X.binner.max_bins != self.max_bins:
+                raise ValueError(
+                    f"X was binned with max_bins={X.binner.max_bins}, "
+                    f"but this tree has max_bins={self.max_bins}"
+                )
+            binned = X
+            y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64, input_name="y"),
+                             warn=True)
+            if len(y) != len(binned):
+                raise ValueError(f"X has {len(binned)} samples but y has {len(y)}")
+            self.n_features_in_ = binned.shape[1]
+        else:
+            X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64,
+                                 ensure_all_finite="allow-nan")
+            binned = None
+        sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
+                                             dtype=np.float64, ensure_non_negative=True)
+        if not np.all(np.isfinite(sample_weight)):
+            raise ValueError("sample_weight must be finite")
+        if binned is None:
+            binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
+        for attribute in ("tree_", "binner_"):  # a failed fit leaves nothing that predicts
+            self.__dict__.pop(attribute, None)
+        nodes = grow(binned, sample_weight * y, sample_weight, max_depth=self.max_depth,
+                     max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
+                     min_child_weight=self.min_child_weight,
+                     l2_regularization=self.l2_regularization,
+                     min_split_gain=self.min_split_gain)
+        self.binner_ = binned.binner
+        self.tree_ = Tree(nodes, binned.binner.missing_bin)
+        return self
+
+    def _validated_X(self, X):
+        check_is_fitted(self)
+        if isinstance(X, BinnedX):
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input"
+                )
+            return X
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan",
+                             reset=False)
+
+    def apply(self, X):
+        """The index of the leaf each row of ``X`` (or a :class:`BinnedX`) lands in."""
+        X = self._validated_X(X)
+        return self.tree_.apply(X)
+
+    def predict(self, X):
+        """``h(x)``: the value of the leaf each row lands in."""
+        X = self._validated_X(X)
+        return self.tree_.predict(X)
+
+    def get_n_leaves(self):
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    def get_depth(self):
+        check_is_fitted(self)
+        return self.tree_.max_depth
