@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, logit, logsumexp, softmax
 
-# scikit-learn's compiled losses, for two gradients only (see _compiled_gradient).
+# scikit-learn's compiled losses: two gradients and the log loss itself (see _compiled).
 from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss
 
 __all__ = [
@@ -52,8 +52,8 @@ def _average(values, sample_weight):
     return np.average(values, axis=0, weights=sample_weight)
 
 
-def _compiled_gradient(sklearn_loss, y, F):
-    """``sklearn_loss.gradient(y, F)`` for arrays of any matching shape.
+def _compiled(method, y, F):
+    """``method(y, F)`` of a scikit-learn compiled loss, for arrays of any matching shape.
 
     scikit-learn's compiled losses call the C library's ``exp``; numpy's
     vectorised ``exp`` differs from it in the last bit on a few per cent of
@@ -62,8 +62,8 @@ def _compiled_gradient(sklearn_loss, y, F):
     gradients from scikit-learn to grow the same trees (subsampled fits too).
     """
     y, F = np.broadcast_arrays(np.asarray(y, dtype=float), np.asarray(F, dtype=float))
-    g = sklearn_loss.gradient(np.ascontiguousarray(y).ravel(), np.ascontiguousarray(F).ravel())
-    return g.reshape(F.shape)
+    out = method(np.ascontiguousarray(y).ravel(), np.ascontiguousarray(F).ravel())
+    return out.reshape(F.shape)
 
 
 def weighted_lower_median(values, sample_weight=None):
@@ -242,14 +242,17 @@ class LogLoss(Loss):
     labels = (0, 1)
 
     def __call__(self, y, F):
-        return np.logaddexp(0.0, F) - y * F
+        # log(1 + e^F) − y F, by scikit-learn's compiled loss (2× numpy's logaddexp)
+        return _compiled(_HALF_BINOMIAL.loss, y, F)
 
     def gradient(self, y, F):
         # p − y as scikit-learn's HalfBinomialLoss computes it, to the last bit
-        return _compiled_gradient(_HALF_BINOMIAL, y, F)
+        return _compiled(_HALF_BINOMIAL.gradient, y, F)
 
     def hessian(self, y, F):
-        return expit(F) * expit(-F)
+        # p (1 − p) = e^{−|F|} / (1 + e^{−|F|})²: one exp, no cancellation at any F
+        e = np.exp(-np.abs(F))
+        return e / (1.0 + e) ** 2
 
     def optimal_constant(self, y, sample_weight=None):
         p = np.clip(_average(y, sample_weight), P_CLIP, 1 - P_CLIP)
@@ -323,7 +326,7 @@ class Exponential(_HalfLogOdds):
         # −y e^{−yF} as scikit-learn's ExponentialLoss computes it, to the last
         # bit: −y/e^F + (1 − y) e^F with labels 0/1, which needs e^F finite (0 · inf)
         F = np.clip(F, -EXP_CLIP, EXP_CLIP)
-        return _compiled_gradient(_EXPONENTIAL, (np.asarray(y) + 1) / 2, F)
+        return _compiled(_EXPONENTIAL.gradient, (np.asarray(y) + 1) / 2, F)
 
     def hessian(self, y, F):
         # |g| = −y g = e^{−yF}, the same bits as the gradient's: the Newton

@@ -117,9 +117,7 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         if node.hist_missing_n == 0:
             # no NaN here in training: a NaN met later follows the heavier child
             missing_left = left_w >= node.sum_w - left_w
-        n_left = partition(rows, node.start, node.stop, bins[feature], b, missing_left,
-                           missing_bin, buffer)
-        assert n_left == int(left_n)
+        n_left = int(left_n)
         thresholds = binner.thresholds_[feature]
         node.feature, node.bin, node.missing_left, node.gain = feature, b, missing_left, gain
         node.threshold = thresholds[b] if b < len(thresholds) else np.inf
@@ -132,6 +130,9 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         n_leaves += 1
         children = [child for child in (left, right) if may_split(child)]
         if children:
+            # only children that may split need their rows (not leaves at max_depth)
+            partition(rows, node.start, node.stop, bins[feature], b, missing_left, missing_bin,
+                      buffer)
             # the subtraction trick: build the smaller child, the larger is parent − smaller
             small, large = (left, right) if left.n <= right.n else (right, left)
             small.hist = build_histogram(bins, rows[small.start:small.stop], wz, w,
