@@ -132,7 +132,13 @@ class _Boosting(BaseEstimator):
 
     # -- parameters -------------------------------------------------------
     def _check_params(self):
-        """Validate every hyper-parameter; ``ValueError`` names the one at fault."""
+        """Validate every hyper-parameter; ``ValueError`` names the one at fault.
+
+        Called first by ``fit``, it also forgets any earlier fit, so a fit that
+        fails leaves an estimator that refuses to predict, not a stale one.
+        """
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
         if not _is_int(self.n_estimators) or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
         if not _is_real(self.learning_rate) or not 0 < self.learning_rate < np.inf:
@@ -226,12 +232,13 @@ class _Boosting(BaseEstimator):
             )
         n = len(X)
         rng = check_random_state(self.random_state)
-        self.binner_ = None
+        binner = None
         if self._bins_X:  # binned once here; every stage's learner reuses the bins
             X = self._prototype.bin(X)
-            self.binner_ = X.binner
+            binner = X.binner
             if self.n_iter_no_change is not None:
-                X_val = self._learner_input(X_val)
+                X_val = binner.transform(X_val)
+        self.binner_ = binner
         F = self._fit_init(X, Y, rng)
         self.estimators_, steps, losses = [], [], [loss.mean(Y, F)]
         n_inbag = max(1, int(self.subsample * n))
@@ -310,7 +317,7 @@ class _Boosting(BaseEstimator):
 
     def _validate_X(self, X):
         """``X`` checked against the fit, then as the learners read it (binned once)."""
-        check_is_fitted(self)
+        check_is_fitted(self, "estimators_")
         X = validate_data(self, X, reset=False, dtype=self._input_dtype(), order="C",
                           ensure_all_finite=self._allow_nan())
         return self._learner_input(X)
@@ -334,7 +341,8 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     learner : regressor or None, default=None
         Any scikit-learn regressor, cloned per stage; ``None`` means
         ``DecisionTreeRegressor(max_depth=3)``. Its ``random_state`` is replaced
-        by the shared random state.
+        by the shared random state. :class:`~boostlib.trees.HistTreeRegressor`
+        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1
@@ -381,6 +389,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         The number of stages actually built.
     loss_ : Loss
         The :class:`~boostlib.losses.Loss` in use.
+    binner_ : Binner or None
+        With a learner that bins ``X`` (:class:`~boostlib.trees.HistTreeRegressor`):
+        the bins every stage shares, made once per fit; else None.
     """
 
     def __init__(

@@ -127,6 +127,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
+        # forget any earlier fit: a fit that fails leaves nothing that predicts
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
         self._check_params()
         if isinstance(X, BinnedX):
             if X.binner.max_bins != self.max_bins:
@@ -150,8 +153,6 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("sample_weight must be finite")
         if binned is None:
             binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
-        for attribute in ("tree_", "binner_"):  # a failed fit leaves nothing that predicts
-            self.__dict__.pop(attribute, None)
         nodes = grow(binned, sample_weight * y, sample_weight, max_depth=self.max_depth,
                      max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
                      min_child_weight=self.min_child_weight,
@@ -162,7 +163,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def _validated_X(self, X):
-        check_is_fitted(self)
+        check_is_fitted(self, "tree_")
         if isinstance(X, BinnedX):
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(

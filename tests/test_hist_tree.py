@@ -1,0 +1,335 @@
+"""HistTreeRegressor (chapter 8): its formulas, its peers, missing values and bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.exceptions import NotFittedError
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from xgboost import XGBClassifier
+
+from boostlib import BoostingClassifier, BoostingRegressor, HistTreeRegressor
+from boostlib.trees import Binner, binning
+from boostlib.trees.histograms import build_histogram, build_root_histogram
+from boostlib.trees.splitting import gain, leaf_value
+
+
+def integer_data(n=3000, d=6, levels=8, seed=0):
+    """Features with few distinct integer values, every value present, and a binary label."""
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, levels, size=(n, d)).astype(float)
+    F = X[:, 0] - levels / 2 + 0.5 * (X[:, 1] - levels / 2) * (X[:, 2] > levels / 2)
+    y = (rng.rand(n) < 1 / (1 + np.exp(-F))).astype(int)
+    X_fresh = rng.randint(0, levels, size=(1000, d)).astype(float)
+    return X, y, X_fresh, F + rng.randn(n)
+
+
+@parametrize_with_checks([HistTreeRegressor()])
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# -- the formulas ---------------------------------------------------------------
+@given(st.lists(st.tuples(st.floats(-5, 5), st.floats(0.01, 3)), min_size=1, max_size=30),
+       st.floats(0, 10))
+@settings(max_examples=60, deadline=None)
+def test_leaf_value_is_the_argmin_of_the_penalised_least_squares(pairs, lam):
+    """``v* = Σwz/(Σw + λ)`` minimises ``Σ w (z − v)² + λ v²`` (eq. leaf-weight)."""
+    z, w = np.array(pairs).T
+    objective = lambda v: np.sum(w * (z - v) ** 2) + lam * v * v  # noqa: E731
+    numeric = minimize_scalar(objective, bounds=(-6, 6), method="bounded",
+                              options={"xatol": 1e-10}).x
+    assert leaf_value(np.sum(w * z), np.sum(w), lam) == pytest.approx(numeric, abs=1e-6)
+
+
+@given(st.lists(st.tuples(st.floats(-5, 5), st.floats(0.01, 3)), min_size=2, max_size=30),
+       st.floats(0, 10), st.integers(1, 29))
+@settings(max_examples=60, deadline=None)
+def test_gain_is_the_drop_in_the_penalised_least_squares(pairs, lam, cut):
+    """``Δ = G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ)`` is the drop in ``Σw(z−v)² + λv²``
+    when one leaf becomes two, each at its optimal value (eq. split-gain)."""
+    z, w = np.array(pairs).T
+    cut = min(cut, len(z) - 1)
+
+    def best(zs, ws):
+        v = leaf_value(np.sum(ws * zs), np.sum(ws), lam)
+        return np.sum(ws * (zs - v) ** 2) + lam * v * v
+
+    drop = best(z, w) - best(z[:cut], w[:cut]) - best(z[cut:], w[cut:])
+    delta = gain(np.sum(w[:cut] * z[:cut]), np.sum(w[:cut]), np.sum(w[cut:] * z[cut:]),
+                 np.sum(w[cut:]), lam)
+    assert delta == pytest.approx(drop, rel=1e-9, abs=1e-9)
+
+
+def test_histograms_add_up_and_subtraction_gives_the_sibling():
+    rng = np.random.RandomState(0)
+    X = rng.randn(500, 4)
+    binned = Binner(max_bins=16).fit_transform(X)
+    wz, w = rng.randn(500), rng.rand(500)
+    root = build_root_histogram(binned.bins, wz, w, 17)
+    np.testing.assert_allclose(root[:, :, 0].sum(axis=1), wz.sum())
+    np.testing.assert_allclose(root[:, :, 2].sum(axis=1), 500)
+    left = np.flatnonzero(X[:, 2] < 0.3)
+    right = np.flatnonzero(X[:, 2] >= 0.3)
+    built = build_histogram(binned.bins, right, wz, w, 17)
+    np.testing.assert_allclose(root - build_histogram(binned.bins, left, wz, w, 17), built,
+                               atol=1e-12)
+    np.testing.assert_array_equal(built[0, :, 2], np.bincount(binned.bins[0, right],
+                                                              minlength=17))
+
+
+# -- binning ----------------------------------------------------------------------
+def test_few_distinct_values_get_one_bin_each_at_midpoints():
+    X = np.array([[3.0], [1.0], [2.0], [1.0], [np.nan], [7.0]])
+    binner = Binner(max_bins=255).fit(X)
+    np.testing.assert_array_equal(binner.thresholds_[0], [1.5, 2.5, 5.0])
+    np.testing.assert_array_equal(binner.transform(X).bins[0], [2, 0, 1, 0, 255, 3])
+
+
+def test_many_values_get_quantile_bins_of_equal_size():
+    X = np.random.RandomState(0).randn(20_000, 1)
+    bins = Binner(max_bins=20).fit_transform(X).bins[0]
+    counts = np.bincount(bins)
+    assert len(counts) == 20 and counts.min() > 900 and counts.max() < 1100
+
+
+def test_thresholds_come_from_a_subsample_above_its_size(monkeypatch):
+    monkeypatch.setattr(binning, "SUBSAMPLE", 1000)
+    X = np.random.RandomState(0).randn(5000, 2)
+    a = Binner(max_bins=10, random_state=0).fit(X).thresholds_[0]
+    b = Binner(max_bins=10, random_state=1).fit(X).thresholds_[0]
+    assert not np.array_equal(a, b)  # a different subsample of 1000 rows
+    np.testing.assert_array_equal(a, Binner(max_bins=10, random_state=0).fit(X).thresholds_[0])
+
+
+@given(st.integers(0, 10_000), st.integers(2, 255))
+@settings(max_examples=25, deadline=None)
+def test_raw_values_route_exactly_as_their_bins(seed, max_bins):
+    """``x ≤ t_b`` goes left exactly when ``bin(x) ≤ b``: raw X and binned X predict alike."""
+    rng = np.random.RandomState(seed)
+    X = np.round(rng.randn(300, 3), rng.randint(0, 3))
+    X[rng.rand(300, 3) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) + rng.randn(300)
+    tree = HistTreeRegressor(max_depth=4, max_bins=max_bins).fit(X, y)
+    np.testing.assert_array_equal(tree.predict(X), tree.predict(tree.binner_.transform(X)))
+
+
+# -- peers ------------------------------------------------------------------------
+@pytest.mark.parametrize("depth,lam,min_child_weight", [(2, 1.0, 1.0), (3, 0.5, 0.1),
+                                                        (4, 2.0, 5.0), (3, 10.0, 1e-3)])
+def test_newton_boosting_with_hist_trees_is_xgboost(depth, lam, min_child_weight):
+    """boostlib's Newton loop with HistTreeRegressor equals XGBoost, hist and exact.
+
+    XGBoost keeps gradients and Hessians in float32 (relative rounding ~6e-8 per
+    stage), so the scores agree to ~1e-6 after 30 stages, not to 1e-12; 1e-5 allows
+    for that. It also refuses splits whose gain is ≤ 1e-6 (its ``kRtEps``); on these
+    data every split boostlib makes gains far more, so the trees are the same.
+    ``exact`` places its thresholds at the midpoints of the values present in a
+    node, so a fresh row with a value the node never saw may go the other way:
+    it is compared on the training rows only.
+    """
+    X, y, X_fresh, _ = integer_data()
+    ours = BoostingClassifier(
+        loss="log_loss", direction="newton", step="constant", init="zero",
+        learner=HistTreeRegressor(max_depth=depth, l2_regularization=lam,
+                                  min_child_weight=min_child_weight),
+        n_estimators=30, learning_rate=0.3).fit(X, y)
+    for method in ("hist", "exact"):
+        xgb = XGBClassifier(tree_method=method, max_depth=depth, reg_lambda=lam,
+                            min_child_weight=min_child_weight, gamma=0, base_score=0.5,
+                            n_estimators=30, learning_rate=0.3, n_jobs=1).fit(X, y)
+        rows = (X, X_fresh) if method == "hist" else (X,)
+        for data in rows:
+            np.testing.assert_allclose(ours.decision_function(data),
+                                       xgb.predict(data, output_margin=True), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("min_split_gain", [0.5, 3.0])
+def test_min_split_gain_is_xgboosts_gamma(min_split_gain):
+    """A split is refused when its un-halved gain Δ is below ``gamma``, as XGBoost hist does."""
+    X, y, X_fresh, _ = integer_data(seed=1)
+    ours = BoostingClassifier(
+        loss="log_loss", direction="newton", step="constant", init="zero",
+        learner=HistTreeRegressor(max_depth=4, l2_regularization=1.0, min_child_weight=1.0,
+                                  min_split_gain=min_split_gain),
+        n_estimators=20, learning_rate=0.3).fit(X, y)
+    xgb = XGBClassifier(tree_method="hist", max_depth=4, reg_lambda=1.0, min_child_weight=1.0,
+                        gamma=min_split_gain, base_score=0.5, n_estimators=20,
+                        learning_rate=0.3, n_jobs=1).fit(X, y)
+    leaves = [tree.get_n_leaves() for tree in ours.estimators_]
+    assert min(leaves) < 16  # the penalty did refuse splits
+    np.testing.assert_allclose(ours.decision_function(X_fresh),
+                               xgb.predict(X_fresh, output_margin=True), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 4])
+def test_gradient_boosting_with_hist_trees_is_the_exact_tree_loop(depth):
+    """Squared error, gradient direction, λ = 0: the same loop as with scikit-learn's tree.
+
+    With one bin per distinct value the split candidates are the exact tree's; ties
+    between two splits (equal gains up to rounding) would be broken by each tree's
+    own order, and the normal noise in ``y`` makes them vanishingly unlikely.
+    """
+    X, _, X_fresh, y = integer_data(seed=2)
+    settings_ = dict(direction="gradient", n_estimators=40, learning_rate=0.2)
+    ours = BoostingRegressor(learner=HistTreeRegressor(max_depth=depth), **settings_).fit(X, y)
+    exact = BoostingRegressor(learner=DecisionTreeRegressor(max_depth=depth), **settings_)
+    exact.fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), exact.predict(X), rtol=0, atol=1e-10)
+
+
+def test_leaf_newton_rewrites_hist_tree_leaves_as_scikit_learn_does():
+    """Gradient direction + TreeBoost leaves on hist trees is scikit-learn's GradientBoosting
+    (on few distinct values), at every stage.
+
+    Not with ``subsample < 1``: scikit-learn's trees draw feature permutations from
+    the shared random state and HistTreeRegressor draws nothing, so the later bags
+    differ (zero-weight rows are tested on their own below).
+    """
+    X, y, _, _ = integer_data(seed=3)
+    ours = BoostingClassifier(learner=HistTreeRegressor(max_depth=3), n_estimators=40,
+                              random_state=5).fit(X, y)
+    theirs = GradientBoostingClassifier(max_depth=3, n_estimators=40, random_state=5).fit(X, y)
+    for F_ours, F_theirs in zip(ours.staged_decision_function(X),
+                                theirs.staged_decision_function(X), strict=True):
+        np.testing.assert_allclose(F_ours, F_theirs[:, 0], rtol=0, atol=1e-10)
+
+
+def test_rows_of_zero_weight_take_no_part():
+    """A subsample's out-of-bag rows (w = 0) change neither the splits nor the leaf values."""
+    X, _, _, y = integer_data(seed=7)
+    w = np.random.RandomState(0).rand(len(y)) * (np.arange(len(y)) % 3 > 0)
+    binned = Binner().fit_transform(X)
+    with_zeros = HistTreeRegressor(max_depth=4).fit(binned, y, sample_weight=w)
+    kept = w > 0
+    without = HistTreeRegressor(max_depth=4).fit(binned[kept], y[kept], sample_weight=w[kept])
+    np.testing.assert_array_equal(with_zeros.predict(X), without.predict(X))
+    np.testing.assert_array_equal(with_zeros.tree_.n_node_samples, without.tree_.n_node_samples)
+
+
+def test_best_first_growth_splits_the_leaf_with_the_largest_gain():
+    X, _, _, y = integer_data(seed=4)
+    depth_wise = HistTreeRegressor(max_depth=2).fit(X, y)
+    full = HistTreeRegressor(max_depth=2, max_leaf_nodes=4).fit(X, y)
+    np.testing.assert_array_equal(full.predict(X), depth_wise.predict(X))
+    three = HistTreeRegressor(max_depth=None, max_leaf_nodes=3).fit(X, y)
+    tree = depth_wise.tree_
+    better = 1 if tree.gain[1] > tree.gain[2] else 2  # the child split first
+    assert three.get_n_leaves() == 3
+    assert three.tree_.feature[better] == tree.feature[better]
+    assert three.tree_.children_left[3 - better] == -1
+    deep = HistTreeRegressor(max_depth=None, max_leaf_nodes=40).fit(X, y)
+    assert deep.get_n_leaves() == 40 and deep.get_depth() > 5
+
+
+def test_boosting_bins_X_once_per_fit(monkeypatch):
+    calls = []
+    original = Binner.fit
+
+    def counting_fit(self, X, sample_weight=None):
+        calls.append(len(X))
+        return original(self, X, sample_weight)
+
+    monkeypatch.setattr(Binner, "fit", counting_fit)
+    X, y, _, _ = integer_data(n=400)
+    model = BoostingClassifier(learner=HistTreeRegressor(), n_estimators=15,
+                               n_iter_no_change=3, random_state=0).fit(X, y)
+    assert calls == [360]  # once, on the training part of the early-stopping split
+    assert all(tree.binner_ is model.binner_ for tree in model.estimators_)
+
+
+# -- missing values ---------------------------------------------------------------
+@pytest.mark.parametrize("nan_side", ["left", "right"])
+def test_missingness_that_carries_the_label_is_learned(nan_side):
+    """NaN rows go to the side whose value they need: a learned default direction."""
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 10, size=(2000, 2)).astype(float)
+    missing = rng.rand(2000) < 0.3
+    X[missing, 0] = np.nan
+    # NaN rows share their label with the low values (left) or the high values (right)
+    low = np.where(missing, nan_side == "left", X[:, 0] < 5)
+    y = np.where(low, 0, 1)
+    model = BoostingClassifier(learner=HistTreeRegressor(max_depth=1), n_estimators=30,
+                               learning_rate=0.5).fit(X, y)
+    assert model.score(X, y) == 1.0
+    assert model.estimators_[0].tree_.missing_left[0] == (nan_side == "left")
+
+
+def test_nan_in_a_feature_never_missing_in_training_follows_the_heavier_child():
+    X, _, _, y = integer_data(seed=5)
+    tree = HistTreeRegressor(max_depth=1).fit(X, y)
+    t = tree.tree_
+    heavier = 1 if t.weighted_n_node_samples[1] >= t.weighted_n_node_samples[2] else 2
+    X_new = X[:5].copy()
+    X_new[:, t.feature[0]] = np.nan
+    np.testing.assert_array_equal(tree.predict(X_new), t.value[heavier, 0, 0])
+    model = BoostingRegressor(learner=HistTreeRegressor(), n_estimators=10).fit(X, y)
+    X_new[:, :] = np.nan
+    assert np.all(np.isfinite(model.predict(X_new)))
+
+
+def test_default_learner_still_refuses_nan():
+    X, y, _, _ = integer_data(n=100)
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        BoostingClassifier(n_estimators=2).fit(X, y)
+
+
+# -- bad input --------------------------------------------------------------------
+@pytest.mark.parametrize("name,value", [
+    ("max_bins", 1), ("max_bins", 256), ("max_bins", 2.5), ("max_depth", 0),
+    ("max_leaf_nodes", 1), ("min_samples_leaf", 0), ("min_child_weight", -1.0),
+    ("l2_regularization", -0.1), ("l2_regularization", np.inf), ("min_split_gain", -1),
+    ("min_split_gain", np.nan),
+])
+def test_bad_parameters_name_the_parameter(name, value):
+    X, _, _, y = integer_data(n=50)
+    with pytest.raises(ValueError, match=name):
+        HistTreeRegressor(**{name: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_infinite_values_raise_naming_X(bad):
+    X, _, _, y = integer_data(n=50)
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="X"):
+        HistTreeRegressor().fit(X, y)
+    with pytest.raises(ValueError, match="X"):
+        BoostingRegressor(learner=HistTreeRegressor(), n_estimators=2).fit(X, y)
+    fitted = HistTreeRegressor().fit(X[4:], y[4:])
+    with pytest.raises(ValueError, match="X"):
+        fitted.predict(X)
+
+
+def test_wrong_shapes_raise_and_a_failed_fit_leaves_nothing_that_predicts():
+    X, _, _, y = integer_data(n=50)
+    tree = HistTreeRegressor().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        tree.predict(X[:, :3])
+    with pytest.raises(ValueError):
+        HistTreeRegressor().fit(X, y[:10])
+    with pytest.raises(ValueError, match="sample_weight"):
+        tree.fit(X, y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(NotFittedError):
+        tree.predict(X)
+    model = BoostingRegressor(learner=HistTreeRegressor(), n_estimators=3).fit(X, y)
+    with pytest.raises(ValueError, match="max_bins"):
+        model.set_params(learner=HistTreeRegressor(max_bins=300)).fit(X, y)
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+def test_pickle_round_trip_and_a_fixed_random_state_repeats_itself():
+    X, _, X_fresh, y = integer_data(seed=6)
+    model = BoostingRegressor(learner=HistTreeRegressor(max_leaf_nodes=6, random_state=0),
+                              n_estimators=10).fit(X, y)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(X_fresh), model.predict(X_fresh))
+    twin = BoostingRegressor(learner=HistTreeRegressor(max_leaf_nodes=6, random_state=0),
+                             n_estimators=10).fit(X, y)
+    np.testing.assert_array_equal(twin.predict(X_fresh), model.predict(X_fresh))
