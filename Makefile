@@ -7,8 +7,11 @@ STAMP  := $(VENV)/.installed
 # Single-threaded BLAS/OpenMP: notebook outputs and timings stay reproducible.
 export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
-# One BLAS kernel on every x86-64 machine, so stored outputs match where CI runs.
+# One BLAS kernel on every x86-64 machine, so stored outputs match where CI runs
+# (an x86 core name means nothing to OpenBLAS on arm64, e.g. an Apple-silicon Mac).
+ifeq ($(shell uname -m),x86_64)
 export OPENBLAS_CORETYPE := Haswell
+endif
 export MKL_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
