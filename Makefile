@@ -7,12 +7,15 @@ STAMP  := $(VENV)/.installed
 # Single-threaded BLAS/OpenMP: notebook outputs and timings stay reproducible.
 export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
-# One BLAS kernel on every x86-64 machine, so stored outputs match where CI runs.
+# One BLAS kernel on every x86-64 machine, so stored outputs match where CI runs
+# (an x86 core name means nothing to OpenBLAS on arm64, e.g. an Apple-silicon Mac).
+ifeq ($(shell uname -m),x86_64)
 export OPENBLAS_CORETYPE := Haswell
+endif
 export MKL_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: test book site-test notebooks bench lint clean
+.PHONY: test book site-test notebooks bench dist binder-check lint clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +25,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 ## make test: unit, property and equivalence tests, then nbval over every chapter
 test: $(STAMP)
-	$(BIN)/ruff check boostlib tests benchmarks
+	$(BIN)/ruff check boostlib tests benchmarks tools site_tests
 	$(BIN)/python -m pytest -n 2 tests
 	$(BIN)/python -m pytest --nbval book --nbval-sanitize-with book/nbval_sanitize.cfg -p no:randomly
 
@@ -42,5 +45,17 @@ notebooks: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
+## make dist: boostlib's sdist and wheel into dist/, checked by twine; they hold boostlib only
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+	$(BIN)/python tools/check_dist.py dist
+
+## make binder-check: Binder's image would run Python 3.11 and install requirements.txt
+## (jupyter-repo2docker --no-build: offline, no container engine)
+binder-check: $(STAMP)
+	$(BIN)/python tools/binder_check.py .
+
 clean:
-	rm -rf _build .pytest_cache
+	rm -rf _build .pytest_cache dist build
