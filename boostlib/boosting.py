@@ -210,10 +210,12 @@ class _Boosting(BaseEstimator):
 
     def _fit_learner(self, learner, X, z, w):
         """Fit ``h(x; a)`` to target ``z`` by (weighted) least squares; return ``u``."""
-        if np.all(w == 1.0):
-            learner.fit(X, z, **self._tree_kwargs)
-        else:
-            learner.fit(X, z, sample_weight=w, **self._tree_kwargs)
+        kwargs = dict(self._tree_kwargs) if np.all(w == 1.0) else dict(
+            sample_weight=w, **self._tree_kwargs)
+        if self._bins_X:  # HistTreeRegressor: u read off the fit (each row's leaf is known)
+            u = np.asarray(learner.fit_predict(X, z, **kwargs), dtype=float)
+            return u.reshape(len(X), -1) if self.loss_.vector else u
+        learner.fit(X, z, **kwargs)
         return self._learner_output(learner, X)
 
     def _learner_output(self, learner, X):

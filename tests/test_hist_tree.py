@@ -333,3 +333,17 @@ def test_pickle_round_trip_and_a_fixed_random_state_repeats_itself():
     twin = BoostingRegressor(learner=HistTreeRegressor(max_leaf_nodes=6, random_state=0),
                              n_estimators=10).fit(X, y)
     np.testing.assert_array_equal(twin.predict(X_fresh), model.predict(X_fresh))
+
+
+@pytest.mark.parametrize("zero_weights", [False, True])
+@pytest.mark.parametrize("max_leaf_nodes", [None, 7])
+def test_fit_predict_reads_the_fit_as_predict_would(zero_weights, max_leaf_nodes):
+    X, _, _, y = integer_data(seed=8)
+    X[::11, 2] = np.nan
+    w = np.random.RandomState(1).rand(len(y)) * (np.arange(len(y)) % 4 > 0 if zero_weights
+                                                 else 1.0)
+    binned = Binner().fit_transform(X)
+    tree = HistTreeRegressor(max_depth=4, max_leaf_nodes=max_leaf_nodes)
+    u = tree.fit_predict(binned, y, sample_weight=w)
+    np.testing.assert_array_equal(u, tree.predict(binned))
+    np.testing.assert_array_equal(u, tree.predict(X))

@@ -76,7 +76,8 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
 
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
     (outside a subsample) take no part. Returns the list of :class:`TreeNode`,
-    parents before children.
+    parents before children, and ``rows``: the rows taking part, each leaf's
+    at ``rows[leaf.start:leaf.stop]``.
     """
     bins, binner = binned.bins, binned.binner
     missing_bin = binner.missing_bin
@@ -128,11 +129,13 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         node.left, node.right = len(nodes), len(nodes) + 1
         nodes += [left, right]
         n_leaves += 1
+        # every row into its child: the children that may split need their rows, and
+        # the leaves' rows give the training predictions without walking the tree
+        n_left = partition(rows, node.start, node.stop, bins[feature], b, missing_left,
+                           missing_bin, buffer)
+        assert n_left == left.n
         children = [child for child in (left, right) if may_split(child)]
         if children:
-            # only children that may split need their rows (not leaves at max_depth)
-            partition(rows, node.start, node.stop, bins[feature], b, missing_left, missing_bin,
-                      buffer)
             # the subtraction trick: build the smaller child, the larger is parent − smaller
             small, large = (left, right) if left.n <= right.n else (right, left)
             small.hist = build_histogram(bins, rows[small.start:small.stop], wz, w,
@@ -145,4 +148,4 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         node.hist = None
     for node in frontier:
         node.hist = None
-    return nodes
+    return nodes, rows

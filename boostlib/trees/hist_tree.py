@@ -127,6 +127,27 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
+        self._grow(X, y, sample_weight)
+        return self
+
+    def fit_predict(self, X, y, sample_weight=None):
+        """Fit, and return ``h(x)`` on the training rows, read off the fit.
+
+        Growing partitions the rows into their leaves, so each row's value is
+        known without walking the tree; the boosting loop calls this every stage.
+        Rows of zero weight take no part in the partition and are walked.
+        """
+        nodes, rows = self._grow(X, y, sample_weight)
+        if len(rows) != len(X):
+            return self.predict(X)
+        u = np.empty(len(X))
+        for k, node in enumerate(nodes):
+            if node.left == -1:
+                u[rows[node.start:node.stop]] = self.tree_.value[k, 0, 0]
+        return u
+
+    def _grow(self, X, y, sample_weight):
+        """Validate, bin if needed, grow; set ``tree_`` and return the grower's nodes and rows."""
         # forget any earlier fit: a fit that fails leaves nothing that predicts
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)
@@ -153,14 +174,15 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("sample_weight must be finite")
         if binned is None:
             binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
-        nodes = grow(binned, sample_weight * y, sample_weight, max_depth=self.max_depth,
-                     max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
-                     min_child_weight=self.min_child_weight,
-                     l2_regularization=self.l2_regularization,
-                     min_split_gain=self.min_split_gain)
+        nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self.max_depth,
+                           max_leaf_nodes=self.max_leaf_nodes,
+                           min_samples_leaf=self.min_samples_leaf,
+                           min_child_weight=self.min_child_weight,
+                           l2_regularization=self.l2_regularization,
+                           min_split_gain=self.min_split_gain)
         self.binner_ = binned.binner
         self.tree_ = Tree(nodes, binned.binner.missing_bin)
-        return self
+        return nodes, rows
 
     def _validated_X(self, X):
         check_is_fitted(self, "tree_")
