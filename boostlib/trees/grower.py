@@ -16,10 +16,13 @@ Which splittable leaf is split next:
   leaves (and, if set, nothing deeper than ``max_depth``).
 
 A split is made when its gain is positive and at least ``min_split_gain``
-(XGBoost's ``gamma``, compared with the un-halved Δ as XGBoost's ``hist``
-updater compares it): refused up front, so a weak split is never made for
-the sake of a strong one below it. XGBoost's ``exact`` updater instead
-grows first and prunes afterwards; for ``hist`` both give the same tree.
+(XGBoost's ``gamma``, compared with the un-halved Δ as XGBoost's code
+compares it). A weaker split is *refused up front*, as XGBoost's ``hist``
+method and LightGBM refuse it: one rule for both growth orders, and no work
+spent below a split that will not be kept. XGBoost's ``exact`` method
+instead grows first and prunes afterwards, bottom-up (a split whose two
+children are leaves is undone when its gain is below ``gamma``), which can
+keep a weak split for the sake of a strong one beneath it.
 """
 
 from __future__ import annotations
