@@ -71,6 +71,7 @@ class TreeNode:
         self.left = self.right = -1
         self.gain = 0.0
         self.split = None  # (gain, feature, bin, missing_left, Σwz_left, Σw_left, n_left)
+        self.hist_missing_n = 0.0  # rows of the split feature with NaN here
 
 
 def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
