@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import direction_step  # noqa: E402
 import esl_10_2  # noqa: E402
 import harness  # noqa: E402
+import hist_trees  # noqa: E402
 import regularisation  # noqa: E402
 import seed000  # noqa: E402
 
@@ -228,3 +229,26 @@ def test_staged_test_error_is_one_minus_the_staged_accuracy():
     curves = regularisation.staged_test_curves(model, X[80:], y[80:])
     np.testing.assert_allclose(curves["test error"],
                                esl_10_2.staged_test_error(model, X[80:], y[80:]))
+
+
+def test_hist_trees_ratios_are_against_histgradientboosting_at_the_same_size():
+    frame = pd.DataFrame({
+        "n_train": [10, 10, 20, 20], "fit_cpu_s": [3.0, 2.0, 10.0, 4.0],
+        "library": ["boostlib HistTree", "sklearn HistGradientBoosting"] * 2,
+        "peak_extra_mb": [1.0, 2.0, 3.0, 4.0], "x_mb": [2.0, 2.0, 4.0, 4.0],
+        "test_log_loss": [0.33, 0.3, 0.2, 0.25],
+    })
+    out = hist_trees.ratios(frame)
+    np.testing.assert_allclose(out.cpu_vs_hgb, [1.5, 1.0, 2.5, 1.0])
+    np.testing.assert_allclose(out.memory_vs_X, [0.5, 1.0, 0.75, 1.0])
+    np.testing.assert_allclose(out.log_loss_vs_hgb, [0.1, 0.0, -0.2, 0.0], atol=1e-12)
+
+
+def test_hist_trees_pool_gives_every_size_the_same_test_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(hist_trees, "DATA", tmp_path)
+    monkeypatch.setattr(hist_trees, "N_TEST", 50)
+    hist_trees.make_pool(200)
+    small, large = hist_trees.load(100), hist_trees.load(200)
+    np.testing.assert_array_equal(small[2], large[2])  # the same test rows
+    np.testing.assert_array_equal(small[0], large[0][:100])
+    assert small[0].shape == (100, hist_trees.N_FEATURES) and set(small[1]) == {0, 1}
