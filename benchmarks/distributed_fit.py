@@ -268,7 +268,7 @@ def summary(frame):
     lines = []
     for n_rows, reference in builtin.groupby("n_rows")["fit_wall_s"]:
         ours = frame[(frame["n_rows"] == n_rows) & (frame["library"] == "DaskBoostingClassifier")]
-        ratios = ", ".join(f"{w} workers {t / reference.iloc[0]:.2f}x"
+        ratios = ", ".join(f"{w} worker{'s' if w > 1 else ''} {t / reference.iloc[0]:.2f}x"
                            for w, t in zip(ours["workers"], ours["fit_wall_s"], strict=True))
         lines.append(f"{n_rows:,} rows: DaskBoostingClassifier's fit wall time over one-process "
                      f"xgboost with its built-in objective: {ratios}.")
