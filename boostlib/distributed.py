@@ -68,7 +68,8 @@ __all__ = [
     "xgboost_objective",
 ]
 
-# Why a step cannot be a distributed XGBoost objective (the estimators take rho = 1).
+#: Why each of boostlib's steps cannot be a distributed XGBoost objective (XGBoost's
+#: trees take ρ = 1), as the ``ValueError`` says it.
 GLOBAL_STEPS = {
     "line_search": (
         "the line search minimises Σ L(y, F + ρu) over every sample, a pass over the whole "
@@ -83,8 +84,8 @@ GLOBAL_STEPS = {
     ),
     "constant": "ρ = 1 is what XGBoost's trees always take",
 }
-# Losses whose optimal constant depends on y only through its (column) mean, so that the
-# cluster sends back one row of means; in the loss's label convention.
+#: Losses whose optimal constant depends on ``y`` only through its (column) mean, in the
+#: loss's label convention: the cluster sends back one row of means.
 CONSTANT_FROM_MEAN = (SquaredError, Quadratic, LogLoss, _HalfLogOdds, Softmax)
 NO_CLIENT = (
     "{name} trains on a dask.distributed cluster, and no Client was given (client=None) "
@@ -168,7 +169,7 @@ def xgboost_objective(loss, direction="newton"):
     """The objective ``(predt, dtrain) → (grad, hess)`` of ``xgboost.train`` and its Dask twin.
 
     ``grad = −w z`` and ``hess = w`` from boostlib's ``direction`` (a name in
-    :data:`~boostlib.directions.DIRECTIONS` or a function ``(loss, y, F) → (z, w)``
+    ``boostlib.directions.DIRECTIONS`` or a function ``(loss, y, F) → (z, w)``
     of per-sample values) of ``loss`` (a name or a :class:`~boostlib.losses.Loss`).
     See :class:`XGBoostObjective`. ``ValueError`` for a step name (which
     needs global data, see :data:`GLOBAL_STEPS`) or a direction the loss does
@@ -177,6 +178,7 @@ def xgboost_objective(loss, direction="newton"):
     return XGBoostObjective(loss, direction)
 
 
+#: The line XGBoost's collective layer writes to a worker's stderr at every fit.
 RANK_LINE = re.compile(rb"^\[[0-9:]+\] Task \S+ got rank \d+\s*$")
 
 
@@ -193,6 +195,7 @@ class HideRankLines(WorkerPlugin):
     idempotent = True
 
     def setup(self, worker=None):
+        """Point the worker's fd 2 at a pipe whose lines a thread filters into the old stderr."""
         read, write = os.pipe()
         self._stderr = os.dup(2)
         os.dup2(write, 2)
@@ -208,6 +211,7 @@ class HideRankLines(WorkerPlugin):
                     out.write(line)
 
     def teardown(self, worker=None):
+        """Give the worker its stderr back; the filtering thread then ends."""
         os.dup2(self._stderr, 2)  # closes the pipe's last writer: the pump thread ends
         os.close(self._stderr)
 
