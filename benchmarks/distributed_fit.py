@@ -189,7 +189,7 @@ def measure_on_cluster(library, n_rows, n_workers):
 
     baseline_client = _rss_bytes()
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      silence_logs=logging.ERROR, dashboard_address=None) as cluster, \
+                      silence_logs=logging.ERROR, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         client.register_plugin(HideRankLines())
         client.run(_import_xgboost_dask)  # imports are not the fit's cost

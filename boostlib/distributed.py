@@ -242,22 +242,21 @@ def _dask_frame_to_array(data):
 def _scatter_rows(client, arrays):
     """numpy arrays with the same rows, split into one block per worker and sent there.
 
-    ``client.scatter`` places the blocks round-robin, so every worker holds
-    data and trains (a plain ``da.from_array`` leaves the placement to the
-    scheduler, and embeds the whole array in the task graph).
+    Block ``i`` of every array goes to worker ``i``, so every worker holds rows
+    (and their labels) and trains (a plain ``da.from_array`` leaves the
+    placement to the scheduler, and embeds the whole array in the task graph).
     """
-    n_workers = max(1, len(client.scheduler_info()["workers"]))
-    pieces = max(1, min(n_workers, len(arrays[0])))
+    workers = sorted(client.scheduler_info()["workers"]) or [None]
+    pieces = max(1, min(len(workers), len(arrays[0])))
     bounds = np.linspace(0, len(arrays[0]), pieces + 1).astype(int)
     result = []
     for array in arrays:
-        blocks = [array[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-        # hash=False: new keys every fit, never a key that an earlier fit is releasing
-        futures = client.scatter(blocks, broadcast=False, hash=False)
-        result.append(da.concatenate([
-            da.from_delayed(future, shape=block.shape, dtype=block.dtype)
-            for future, block in zip(futures, blocks, strict=True)
-        ]))
+        blocks = []
+        for a, b, worker in zip(bounds[:-1], bounds[1:], workers, strict=False):
+            # hash=False: new keys every fit, never a key that an earlier fit is releasing
+            future = client.scatter(array[a:b], workers=worker and [worker], hash=False)
+            blocks.append(da.from_delayed(future, shape=array[a:b].shape, dtype=array.dtype))
+        result.append(da.concatenate(blocks))
     return result
 
 

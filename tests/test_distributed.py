@@ -41,7 +41,7 @@ from boostlib.distributed import (  # noqa: E402
 )
 from boostlib.losses import LOSSES  # noqa: E402
 
-STAGES = 30
+STAGES = 20
 PARAMETERS = ["loss", "direction", "n_estimators", "learning_rate", "max_depth",
               "l2_regularization", "min_child_weight", "max_bins", "client"]
 
@@ -50,7 +50,7 @@ PARAMETERS = ["loss", "direction", "n_estimators", "learning_rate", "max_depth",
 def client():
     """A 2-worker LocalCluster (processes, 1 thread each); no worker outlives it."""
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           silence_logs=logging.ERROR, dashboard_address=None)
+                           silence_logs=logging.ERROR, dashboard_address=":0")
     # not the default client: the test of client=None must find none
     client = Client(cluster, set_as_default=False)
     client.register_plugin(HideRankLines())
@@ -202,11 +202,9 @@ def test_rank_lines_are_dropped_and_everything_else_kept():
 
 CLASSIFIER_CASES = [
     *[("log_loss", direction, 2, 2) for direction in sorted(DIRECTIONS)],
-    ("log_loss", "newton", 3, 2),
-    ("binomial_deviance", "newton", 2, 2),
+    ("binomial_deviance", "newton", 3, 2),  # labels ±1
     ("exponential", "gradient", 2, 2),
     ("log_loss", "newton", 2, 3),  # softmax, one multi-output tree per stage
-    ("softmax", "gradient", 2, 3),
 ]
 
 
@@ -228,8 +226,7 @@ def test_classifier_on_two_workers_is_boostlibs_loop(client, loss, direction, de
     np.testing.assert_array_equal(theirs.predict(X), ours.predict(X))
 
 
-REGRESSOR_CASES = [("squared_error", "newton"), ("squared_error", "newton_raphson"),
-                   ("huber", "gradient"), ("quadratic", "newton")]
+REGRESSOR_CASES = [("squared_error", "newton"), ("huber", "gradient"), ("quadratic", "newton")]
 
 
 @pytest.mark.parametrize("loss, direction", REGRESSOR_CASES,
@@ -246,12 +243,16 @@ def test_regressor_on_two_workers_is_boostlibs_loop(client, loss, direction):
 
 
 def test_numpy_input_is_spread_over_both_workers(client):
-    X, _ = integer_data(n=100)
-    blocks = client.persist(_scatter_rows(client, [X])[0])
+    """One block of rows per worker, each block's labels on the same worker."""
+    X, y = integer_data(n=101)
+    X_blocks, y_blocks = client.persist(_scatter_rows(client, [X, y]))
     with client.as_current():
-        holders = client.who_has(wait(futures_of(blocks)).done)
-    assert len(holders) == 2 and len({w for workers in holders.values() for w in workers}) == 2
-    np.testing.assert_array_equal(client.compute(blocks).result(), X)
+        placement = [[client.who_has(future)[future.key] for future in
+                      sorted(wait(futures_of(blocks)).done, key=lambda f: f.key[1:])]
+                     for blocks in (X_blocks, y_blocks)]
+    assert placement[0] == placement[1] and len({workers[0] for workers in placement[0]}) == 2
+    np.testing.assert_array_equal(client.compute(X_blocks).result(), X)
+    np.testing.assert_array_equal(client.compute(y_blocks).result(), y)
 
 
 @pytest.mark.parametrize("classes", [2, 3])
@@ -295,11 +296,12 @@ def test_dask_arrays_frames_and_numpy_give_one_model(client):
     for model in (on_numpy, on_dask, on_frame):
         np.testing.assert_array_equal(model.classes_, ["a", "b", "c"])
         np.testing.assert_allclose(model.decision_function(X), reference, atol=1e-6)
+    with client.as_current():
         for data in (X_dask, frame):
             for method in ("decision_function", "predict_proba", "predict"):
-                result = getattr(model, method)(data)
+                result = getattr(on_frame, method)(data)
                 assert isinstance(result, da.Array), (method, type(result))
-                np.testing.assert_array_equal(result.compute(), getattr(model, method)(X))
+                np.testing.assert_array_equal(result.compute(), getattr(on_frame, method)(X))
     proba = on_dask.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
     np.testing.assert_array_equal(on_dask.predict(X), on_dask.classes_[proba.argmax(axis=1)])
