@@ -7,7 +7,7 @@ at most 500 000 rows, so that every worker gets some).
 On the cluster every chunk is generated *on a worker* (a dask array built
 from delayed per-chunk generators), so 10M rows (1.1 GB of float32) never
 pass through the client; the one-process runs generate the same chunks
-in-process and concatenate them.
+in-process, into one array.
 
 Every configuration trains the same model: log loss, 100 depth-3 trees,
 learning rate 0.1, λ = 0, ``min_child_weight`` 1e-3, 256 histogram bins,
@@ -31,7 +31,7 @@ set (``ru_maxrss``): per worker on the cluster, and of the client, which never
 holds the data. One run per configuration (minutes per fit at 10M rows),
 alternating the configurations size by size.
 
-Full run (about 15–20 minutes on two cores; run it on a quiet machine)::
+Full run (an estimated 20–30 minutes on two cores; run it on a quiet machine)::
 
     nice -n 10 .venv/bin/python benchmarks/run_all.py distributed_fit
 
@@ -91,11 +91,16 @@ def make_chunk(index, n_rows):
 
 
 def in_memory(n_rows):
-    """The whole data set in this process (for the one-process runs)."""
+    """The whole data set in this process (for the one-process runs), filled chunk by chunk."""
     import numpy as np
 
-    chunks = [make_chunk(i, n) for i, n in enumerate(chunk_sizes(n_rows))]
-    return (np.concatenate([X for X, _ in chunks]), np.concatenate([y for _, y in chunks]))
+    X = np.empty((n_rows, N_FEATURES), dtype=np.float32)
+    y = np.empty(n_rows, dtype=np.float32)
+    start = 0
+    for i, n in enumerate(chunk_sizes(n_rows)):
+        X[start:start + n], y[start:start + n] = make_chunk(i, n)
+        start += n
+    return X, y
 
 
 def on_workers(n_rows):
