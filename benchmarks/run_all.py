@@ -37,6 +37,7 @@ BENCHMARKS = {
     "esl_10_2": "ESL Figure 10.2 (chapter 7)",
     "direction_step": "direction x step study (chapter 7)",
     "regularisation": "shrinkage and subsampling (chapter 7)",
+    "distributed_fit": "boostlib on Dask: fit time and memory per worker (chapter 9)",
 }
 
 

@@ -13,6 +13,7 @@ from sklearn.tree import DecisionTreeRegressor
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import direction_step  # noqa: E402
+import distributed_fit  # noqa: E402
 import esl_10_2  # noqa: E402
 import harness  # noqa: E402
 import hist_trees  # noqa: E402
@@ -252,3 +253,26 @@ def test_hist_trees_pool_gives_every_size_the_same_test_rows(tmp_path, monkeypat
     np.testing.assert_array_equal(small[2], large[2])  # the same test rows
     np.testing.assert_array_equal(small[0], large[0][:100])
     assert small[0].shape == (100, hist_trees.N_FEATURES) and set(small[1]) == {0, 1}
+
+
+def test_distributed_fit_generates_the_rows_where_they_are_computed():
+    """The dask arrays hold generators, not data; computed, they are the in-memory rows."""
+    import pickle
+
+    import dask
+
+    for n in (1000, 1_000_000, 10_000_001):
+        sizes = distributed_fit.chunk_sizes(n)
+        assert sum(sizes) == n and len(sizes) >= distributed_fit.MIN_CHUNKS
+        assert max(sizes) <= distributed_fit.CHUNK_ROWS
+    X, y = distributed_fit.on_workers(10_000_000)
+    assert X.shape == (10_000_000, 28) and y.shape == (10_000_000,)
+    assert len(pickle.dumps(dict(X.__dask_graph__()))) < 100_000  # 1.1 GB of X is not in it
+    X, y = distributed_fit.on_workers(2000)
+    with dask.config.set(scheduler="synchronous"):
+        X_on_workers, y_on_workers = dask.compute(X, y)
+    X_here, y_here = distributed_fit.in_memory(2000)
+    np.testing.assert_array_equal(X_on_workers, X_here)
+    np.testing.assert_array_equal(y_on_workers, y_here)
+    assert X_here.dtype == np.float32 and set(np.unique(y_here)) == {0.0, 1.0}
+    assert not np.array_equal(X_here[:250], X_here[250:500])  # every chunk its own seed
