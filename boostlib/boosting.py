@@ -14,10 +14,19 @@ Every method in the book is this loop with three choices plugged in
    c. step ``ρ_m = step(L, y, F_{m−1}, u)``;
    d. ``F_m = F_{m−1} + ν ρ_m u``, with ``ν`` the learning rate.
 
+For ``K`` classes the classifier runs steps a–d once per class by default
+(``multiclass="per_class"``, Friedman's Algorithm 6, as scikit-learn, XGBoost
+and LightGBM do): ``K`` single-output learners per stage, learner ``k`` fitted
+to column ``k`` of the direction of the scalar loss ``F_k ↦ L(y, F)``
+(:class:`~boostlib.losses.Coordinate`, Hessian ``p_k (1 − p_k)``), all at the
+stage's start ``F_{m−1}``. ``multiclass="joint"`` fits one multi-output
+learner to the vector direction instead.
+
 The random state reaches the learners the way scikit-learn's gradient boosting
-hands it out — one ``RandomState`` passed to each learner in turn, after the
-subsample of that stage is drawn from it — so the same configuration
-reproduces ``GradientBoostingRegressor``/``Classifier`` exactly.
+hands it out — one ``RandomState`` passed to each learner in turn (to the ``K``
+learners of a stage in class order), after the subsample of that stage is drawn
+from it — so the same configuration reproduces
+``GradientBoostingRegressor``/``Classifier`` exactly.
 """
 
 from __future__ import annotations
@@ -42,12 +51,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .directions import get_direction
-from .losses import Loss, Softmax, get_loss
+from .losses import Coordinate, Loss, Softmax, get_loss
 from .steps import get_step
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
 INITS = ("constant", "zero", "learner")
+MULTICLASS = ("per_class", "joint")
 # scikit-learn compares twice these losses (the old deviances) with tol when it
 # stops early; boostlib does the same, so that n_iter_no_change matches it.
 SKLEARN_DEVIANCE_FACTOR = {"squared_error": 2.0, "log_loss": 2.0}
@@ -95,8 +105,20 @@ def loss_targets(estimator, y):
     return np.where(codes == 1, loss.labels[1], loss.labels[0]).astype(float)
 
 
+def _object_array(rows, K):
+    """Learners in an object ndarray of shape (stages, K), as scikit-learn keeps its trees."""
+    array = np.empty((len(rows), K), dtype=object)
+    for m, row in enumerate(rows):
+        for k, learner in enumerate(row):
+            array[m, k] = learner  # one by one: a learner may look like a sequence
+    return array
+
+
 class _Boosting(BaseEstimator):
     """The loop shared by :class:`BoostingRegressor` and :class:`BoostingClassifier`."""
+
+    # K single-output learners per stage (set by BoostingClassifier.fit)
+    _per_class = False
 
     def __init__(
         self,
@@ -256,21 +278,25 @@ class _Boosting(BaseEstimator):
         for m in range(self.n_estimators):
             if self.subsample < 1.0:
                 bag = _random_sample_mask(n, n_inbag, rng).astype(float)
-            z, w = self._direction(loss, Y, F)
-            learner = self._new_learner(rng)
-            u = self._fit_learner(learner, X, z, w if bag is None else w * bag)
-            rho, u = self._step(loss, Y, F, u, sample_weight=bag, learner=learner, X=X)
-            F = F + self.learning_rate * rho * u
+            if self._per_class:
+                learner, rho, update = self._fit_stage_per_class(X, Y, F, bag, rng)
+            else:
+                z, w = self._direction(loss, Y, F)
+                learner = self._new_learner(rng)
+                u = self._fit_learner(learner, X, z, w if bag is None else w * bag)
+                rho, u = self._step(loss, Y, F, u, sample_weight=bag, learner=learner, X=X)
+                update = self.learning_rate * rho * u
+            F = F + update
             self.estimators_.append(learner)
             steps.append(rho)
             losses.append(loss.mean(Y, F))
             if self.verbose:
-                print(f"{m + 1:>10d} {losses[-1]:>16.4f} {rho:>12.4g} "
+                print(f"{m + 1:>10d} {losses[-1]:>16.4f} {np.mean(rho):>12.4g} "
                       f"{time.perf_counter() - start:>9.2f}s")
             if self.n_iter_no_change is not None:
                 # scikit-learn's rule: stop unless the validation loss beats
                 # one of the last n_iter_no_change values by more than tol
-                F_val = F_val + self.learning_rate * rho * self._learner_output(learner, X_val)
+                F_val = F_val + self._stage_output(rho, learner, X_val)
                 val_loss = factor * loss.mean(Y_val, F_val)
                 if np.any(val_loss + val_tol < history):
                     history[m % len(history)] = val_loss
@@ -281,7 +307,39 @@ class _Boosting(BaseEstimator):
         self.steps_ = np.asarray(steps, dtype=float)
         self.train_loss_ = np.asarray(losses)
         self.n_estimators_ = len(self.estimators_)
+        if self._per_class:
+            self.estimators_ = _object_array(self.estimators_, Y.shape[1])
         return self
+
+    def _fit_stage_per_class(self, X, Y, F, bag, rng):
+        """Steps a–c once per class ``k``, all at the stage start ``F`` (Friedman's Algorithm 6).
+
+        Learner ``k`` is fitted to the direction of the scalar loss
+        ``F_k ↦ L(y, F)`` (:class:`~boostlib.losses.Coordinate`: gradient
+        ``g_k``, Hessian ``H_kk``) and stepped along it. Returns the ``K``
+        learners, their steps ``ρ_k`` and the update ``ν ρ_k u_k``, column by column.
+        """
+        learners, rhos, update = [], [], np.zeros_like(F)
+        for k, coordinate in enumerate(Coordinate.per_class(self.loss_, Y, F)):
+            y_k, F_k = Y[:, k], F[:, k]
+            z, w = self._direction(coordinate, y_k, F_k)
+            learner = self._new_learner(rng)
+            u = self._fit_learner(learner, X, z, w if bag is None else w * bag).reshape(len(X))
+            rho, u = self._step(coordinate, y_k, F_k, u, sample_weight=bag, learner=learner,
+                                X=X)
+            update[:, k] = self.learning_rate * rho * u
+            learners.append(learner)
+            rhos.append(rho)
+        return learners, np.asarray(rhos, dtype=float), update
+
+    def _stage_output(self, rho, learner, X):
+        """``ν ρ_m h_m(X)``: one stage's update (per class: column ``k`` from learner ``k``)."""
+        if not self._per_class:
+            return self.learning_rate * rho * self._learner_output(learner, X)
+        return np.column_stack([
+            self.learning_rate * rho_k * self._learner_output(h_k, X).reshape(len(X))
+            for rho_k, h_k in zip(rho, learner, strict=True)
+        ])
 
     def _fit_init(self, X, Y, rng):
         """``F_0``: optimal constant, zero, or ``ρ_0 h_0(x)`` with ``h_0`` fitted to ``y``.
@@ -308,13 +366,13 @@ class _Boosting(BaseEstimator):
         """Yield ``F_m(X)`` after every stage ``m = 1 … M``."""
         F = self.init_step_ * self._learner_output(self.init_, X)
         for rho, learner in zip(self.steps_, self.estimators_, strict=True):
-            F = F + self.learning_rate * rho * self._learner_output(learner, X)
+            F = F + self._stage_output(rho, learner, X)
             yield F
 
     def _raw_predict(self, X):
         F = self.init_step_ * self._learner_output(self.init_, X)
         for rho, learner in zip(self.steps_, self.estimators_, strict=True):
-            F += self.learning_rate * rho * self._learner_output(learner, X)
+            F += self._stage_output(rho, learner, X)
         return F
 
     def _validate_X(self, X):
@@ -462,9 +520,25 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         ``"binomial_deviance"`` (``log(1 + e^{−2yF})``, seed 000),
         ``"exponential"`` (AdaBoost) or ``"softmax"``. Labels are mapped to
         each loss's convention internally: ``{0, 1}``, ``{−1, +1}`` or one-hot.
-        Multi-class fits one multi-output learner per stage.
 
-    Attributes are those of :class:`BoostingRegressor`, plus ``classes_``.
+    and one more,
+
+    multiclass : {"per_class", "joint"}, default="per_class"
+        How a vector loss (softmax, ``K`` classes) is boosted. ``"per_class"``:
+        ``K`` single-output learners per stage, learner ``k`` fitted to class
+        ``k``'s column of the direction with the diagonal Hessian
+        ``p_k (1 − p_k)``, every one at the stage's start; ``leaf_newton``
+        multiplies its leaves by Friedman's ``(K − 1)/K``. This is what
+        scikit-learn, XGBoost and LightGBM do, and with the default tree it
+        equals ``GradientBoostingClassifier``. ``"joint"``: one multi-output
+        learner per stage, fitted to ``−H⁺g`` (``direction="newton"``, with
+        the weight of :func:`~boostlib.directions.vector_newton`) or ``−g``.
+        Ignored for binary losses.
+
+    Attributes are those of :class:`BoostingRegressor`, plus ``classes_``;
+    with ``multiclass="per_class"`` and ``K`` classes, ``estimators_`` is an
+    object ndarray of shape ``(n_estimators_, K)`` (learner ``[m, k]`` moves
+    the score of ``classes_[k]``) and ``steps_`` has shape ``(n_estimators_, K)``.
     """
 
     def __init__(
@@ -483,6 +557,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         validation_fraction=0.1,
         random_state=None,
         verbose=0,
+        multiclass="per_class",
     ):
         super().__init__(
             loss=loss, direction=direction, step=step, learner=learner,
@@ -491,10 +566,13 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
             validation_fraction=validation_fraction, random_state=random_state,
             verbose=verbose,
         )
+        self.multiclass = multiclass
 
     def fit(self, X, y):
         """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes)."""
         self._check_params()
+        if not isinstance(self.multiclass, str) or self.multiclass not in MULTICLASS:
+            raise ValueError(f"multiclass={self.multiclass!r} is not one of {list(MULTICLASS)}")
         self._prepare_learners()
         try:
             X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C",
@@ -522,6 +600,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         if K > 2 and not loss.vector:
             raise ValueError(f"loss={loss.name!r} is binary only, but y has {K} classes")
         self.loss_ = loss
+        self._per_class = loss.vector and self.multiclass == "per_class"
         return self._fit_boosting(X, loss_targets(self, y), stratify=codes)
 
     def decision_function(self, X):

@@ -18,7 +18,30 @@ second-order expansion ``Σ g u + ½ h u²`` equals ``½ Σ h (u + g/h)²`` up t
 constant, a least-squares fit of ``u`` to ``−g/h`` with weights ``h``.
 
 For a vector ``F`` (multi-output quadratic, softmax) ``newton`` fits the
-per-sample Newton direction ``z_i = −H_i⁻¹ g_i`` with weight ``tr(H_i)/K``.
+per-sample Newton direction ``z_i = −H_i⁺ g_i`` with one scalar weight per
+sample, the curvature of the loss along that direction:
+
+    ``w_i = z_iᵀ H_i z_i / z_iᵀ z_i``   (a Rayleigh quotient of ``H_i``).
+
+Why this weight (chapter 4, "Vector outputs"). A scikit-learn learner takes
+one number per sample, so the exact weighted problem ``½ Σ (u − z)ᵀH(u − z)``
+must be approximated by ``½ Σ w ‖u − z‖²``. Along the Newton direction itself
+the two agree exactly: for ``u = t z`` both are ``½ (1 − t)² zᵀHz``. And the
+weighted target stays as bounded as the scalar one, ``h · |−g/h| = |g|``:
+since ``H z = −g`` on the range of ``H``,
+
+    ``w_i ‖z_i‖ = |g_iᵀ z_i| / ‖z_i‖ ≤ ‖g_i‖``   (Cauchy–Schwarz; ``C = 1``)
+
+for every ``F``, however small an eigenvalue of ``H_i``: a sample whose
+Newton step is long (a tiny curvature along it) gets a tiny weight. The
+weight lies between the smallest and the largest eigenvalue that ``H⁺``
+inverts, so it never exceeds what the eigenvalues justify. For ``H = 2I``
+(the quadratic loss) it is 2 on every sample. The former weight
+``tr(H_i)/K``, the mean eigenvalue, had no such bound: for softmax, where the
+true class has probability ``p_y → 0``, ``tr(H)/K`` stays of order ``1/K``
+while ``‖z‖`` grows like ``1/p_y``. Per-class boosting (one learner per
+class, :class:`~boostlib.losses.Coordinate`) uses the diagonal entries
+``H_kk`` as scalar ``h`` instead, and needs none of this.
 
 **Bounds.** Where ``h`` (or ``g``) vanishes, a Newton target would be
 infinite. The rule used everywhere here: divide by ``max(h, HESSIAN_FLOOR)``
@@ -31,7 +54,9 @@ eigenvalue below ``PINV_RTOL · λ_max`` belongs to the null direction and
 counts as zero; every other eigenvalue is floored at ``HESSIAN_FLOOR``, the
 rule for a scalar ``h``, so that ``1/λ ≤ 1/HESSIAN_FLOOR`` (softmax scores
 ~710 apart give subnormal eigenvalues ~1e-310, whose reciprocals overflow).
-Targets are therefore always finite.
+Targets are therefore always finite. The vector weight is the Rayleigh
+quotient of the floored ``H``, so the bound ``w‖z‖ ≤ ‖g‖`` holds with the
+floors too, and clipping ``z`` only shortens it.
 """
 
 from __future__ import annotations
@@ -49,6 +74,7 @@ __all__ = [
     "newton_raphson",
     "newton_unweighted",
     "pseudo_inverse",
+    "vector_newton",
 ]
 
 HESSIAN_FLOOR = 1e-12
@@ -56,6 +82,20 @@ TARGET_BOUND = 1e6
 # Eigenvalues of a Hessian matrix below PINV_RTOL × its largest count as zero in
 # H⁺: softmax's null direction (1, …, 1) comes out of eigh as ~1e-17, not 0.
 PINV_RTOL = 1e-10
+
+
+def _eigen(H):
+    """``H = V diag(λ) Vᵀ`` with ``λ`` floored at ``HESSIAN_FLOOR``; and which ``λ`` are null.
+
+    An eigenvalue with ``|λ| ≤ PINV_RTOL · max|λ|`` belongs to the null
+    direction (see **Bounds**), unless ``H`` underflowed to exactly 0: then
+    nothing is null and every eigenvalue is floored.
+    """
+    lam, V = np.linalg.eigh(H)
+    size = np.abs(lam)
+    largest = size.max(axis=-1, keepdims=True)
+    null = (size <= PINV_RTOL * largest) & (largest > 0)
+    return V, np.maximum(lam, HESSIAN_FLOOR), null
 
 
 def pseudo_inverse(H):
@@ -66,13 +106,34 @@ def pseudo_inverse(H):
     zero (see **Bounds**). ``−H⁺g`` is the minimum-norm Newton direction
     (chapter 4, eq. ``vector-newton``).
     """
-    lam, V = np.linalg.eigh(H)
-    size = np.abs(lam)
-    largest = size.max(axis=-1, keepdims=True)
-    # where H underflowed to exactly 0 nothing is a null direction: all are floored
-    null = (size <= PINV_RTOL * largest) & (largest > 0)
-    inverse = np.where(null, 0.0, 1.0 / np.maximum(lam, HESSIAN_FLOOR))
+    V, lam, null = _eigen(H)
+    inverse = np.where(null, 0.0, 1.0 / lam)
     return (V * inverse[..., None, :]) @ np.swapaxes(V, -1, -2)
+
+
+def vector_newton(H, g):
+    """Per sample, ``z = −H⁺g`` and the weight ``w = zᵀHz / zᵀz`` (chapter 4, ``vector-newton``).
+
+    ``H`` has shape ``(n, K, K)``, ``g`` shape ``(n, K)``. In the eigenbasis
+    of ``H`` (floored as in :func:`pseudo_inverse`), ``z = −Σ_j v_j c_j/λ_j``
+    with ``c = Vᵀg``, and ``w = Σ_j λ_j a_j² / Σ_j a_j²`` with ``a_j = c_j/λ_j``:
+    the curvature along ``z``, so that ``w ‖z‖ ≤ ‖g‖`` (module docstring).
+    Where ``z = 0`` (``g`` has no component that ``H⁺`` inverts) any weight
+    fits the target; it is then the mean of the inverted eigenvalues.
+    """
+    V, lam, null = _eigen(H)
+    c = np.einsum("ikj,ik->ij", V, g)
+    a = np.where(null, 0.0, c / lam)
+    z = -np.einsum("ijk,ik->ij", V, a)
+    # the quotient in a / max|a|: a_j² would under- or overflow at extreme scores
+    size = np.abs(a).max(axis=1, keepdims=True)
+    b = a / np.where(size > 0, size, 1.0)
+    along = np.sum(b * b, axis=1)
+    live = ~null
+    mean_lam = np.sum(np.where(live, lam, 0.0), axis=1) / np.maximum(live.sum(axis=1), 1)
+    safe = along > 0
+    w = np.where(safe, np.sum(lam * b * b, axis=1) / np.where(safe, along, 1.0), mean_lam)
+    return z, np.maximum(w, HESSIAN_FLOOR)
 
 
 def _bounded(z):
@@ -92,9 +153,7 @@ def _newton_target(loss, y, F):
     g = loss.gradient(y, F)
     H = loss.hessian(y, F)
     if loss.vector:
-        K = g.shape[1]
-        z = -np.einsum("ijk,ik->ij", pseudo_inverse(H), g)
-        w = np.maximum(np.trace(H, axis1=1, axis2=2) / K, HESSIAN_FLOOR)
+        z, w = vector_newton(H, g)  # w = curvature along z: w‖z‖ ≤ ‖g‖
     else:
         H = np.maximum(H, HESSIAN_FLOOR)
         z, w = -g / H, H
@@ -110,7 +169,9 @@ def newton(loss, y, F):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
 
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
-    ``z_i = −H_i⁺ g_i``, ``w_i = max(tr(H_i)/K, HESSIAN_FLOOR)``.
+    ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
+    so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is bounded by the
+    gradient, as in the scalar case (``C = 1``).
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)

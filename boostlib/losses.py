@@ -21,8 +21,9 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, logit, logsumexp, softmax
 
-# scikit-learn's compiled losses: two gradients and the log loss itself (see _compiled).
-from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss
+# scikit-learn's link and compiled losses, for the last bits (see _compiled).
+from sklearn._loss.link import MultinomialLogit
+from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss, HalfMultinomialLoss
 
 __all__ = [
     "Loss",
@@ -34,6 +35,7 @@ __all__ = [
     "Exponential",
     "Quadratic",
     "Softmax",
+    "Coordinate",
     "LOSSES",
     "get_loss",
     "weighted_lower_median",
@@ -45,6 +47,9 @@ EXP_CLIP = 650.0
 # Probabilities are kept in [P_CLIP, 1 - P_CLIP] when turned into log-odds.
 P_CLIP = 1e-15
 _HALF_BINOMIAL, _EXPONENTIAL = HalfBinomialLoss(), ExponentialLoss()
+# The class shares of softmax's optimal constant are clipped as scikit-learn's
+# gradient boosting clips its prior: to [eps, 1 - eps].
+SHARE_CLIP = np.finfo(np.float64).eps
 
 
 def _average(values, sample_weight):
@@ -366,7 +371,10 @@ class Softmax(Loss):
     ``H = diag(p) − p pᵀ`` (exact). ``H`` is singular along ``(1, …, 1)``
     because adding a constant to every ``F_k`` changes nothing; the Newton
     direction handles that (see :mod:`boostlib.directions`). Optimal constant:
-    the log class frequencies, centred to sum to zero.
+    the log class shares, centred to sum to zero (``log p_k − mean_j log p_j``,
+    computed as scikit-learn's ``MultinomialLogit`` link computes it).
+    Its diagonal, ``H_kk = p_k (1 − p_k)``, is the curvature of ``L`` in ``F_k``
+    alone: what boosting per class uses (:class:`Coordinate`).
     """
 
     name = "softmax"
@@ -377,19 +385,110 @@ class Softmax(Loss):
         return logsumexp(F, axis=1) - np.sum(y * F, axis=1)
 
     def gradient(self, y, F):
-        return softmax(F, axis=1) - y
+        y = np.asarray(y, dtype=float)
+        codes = y.argmax(axis=1)
+        if not np.array_equal(y, np.eye(y.shape[1])[codes]):
+            return softmax(F, axis=1) - y  # soft labels: not scikit-learn's case
+        # p − y as scikit-learn's HalfMultinomialLoss computes it, to the last bit
+        # (per-class fits then grow its trees; see _compiled)
+        return HalfMultinomialLoss(n_classes=y.shape[1]).gradient(
+            y_true=codes.astype(float), raw_prediction=np.ascontiguousarray(F, dtype=float)
+        )
 
     def hessian(self, y, F):
         p = softmax(F, axis=1)
         return np.einsum("ij,jk->ijk", p, np.eye(p.shape[1])) - np.einsum("ij,ik->ijk", p, p)
 
+    def diagonal_hessian(self, y, F):
+        """``H_kk = p_k (1 − p_k)``, shape ``(n, K)``: the curvature in each ``F_k`` alone."""
+        p = softmax(F, axis=1)
+        return p * (1 - p)
+
     def optimal_constant(self, y, sample_weight=None):
-        logp = np.log(np.clip(_average(y, sample_weight), P_CLIP, 1.0))
-        return logp - logp.mean()
+        share = np.clip(_average(y, sample_weight), SHARE_CLIP, 1 - SHARE_CLIP)
+        return MultinomialLogit().link(share[None, :])[0]
 
     def predict_proba(self, F):
         """Class probabilities ``softmax(F)``, shape ``(n, K)``."""
         return softmax(F, axis=1)
+
+
+class Coordinate(Loss):
+    r"""A vector loss seen along one score: ``L_k(F_k) = L(y, F)``, the other ``F_j`` held fixed.
+
+    Boosting per class (chapter 4, "One learner per class") fits one
+    single-output learner to each class's score in turn, every one at the same
+    stage start ``F``. Along ``F_k`` alone the loss is a scalar loss with
+    ``g = ∂L/∂F_k`` (column ``k`` of the gradient) and ``h = ∂²L/∂F_k² = H_kk``,
+    the diagonal of the Hessian: ``p_k (1 − p_k)`` for softmax. Every direction
+    and step of the scalar losses then applies unchanged.
+
+    Parameters
+    ----------
+    loss : Loss
+        The vector loss (``vector = True``).
+    Y, F : ndarray of shape (n, K)
+        The targets and the scores at the start of the stage.
+    k : int
+        The score this view moves.
+
+    Its methods take ``(y, F_k)`` like any scalar loss: ``y`` is ``Y[:, k]``
+    (the loss reads all of ``Y``), ``F_k`` of shape ``(n,)`` replaces ``F[:, k]``.
+
+    ``leaf_factor`` is what ``step="leaf_newton"`` multiplies each leaf's
+    Newton value by: Friedman's ``(K − 1)/K`` for softmax (his Algorithm 6,
+    which scikit-learn keeps; LightGBM gets the same leaves by multiplying the
+    Hessian by ``K/(K − 1)``), 1 otherwise.
+    """
+
+    def __init__(self, loss, Y, F, k):
+        if not loss.vector:
+            raise ValueError(f"Coordinate needs a vector loss, got {loss.name!r}")
+        self.loss, self.k = loss, int(k)
+        self.Y, self.F = np.asarray(Y, dtype=float), np.asarray(F, dtype=float)
+        K = self.F.shape[1]
+        self.name = f"{loss.name}[{self.k}]"
+        self.labels, self.positive_hessian = loss.labels, loss.positive_hessian
+        self.leaf_factor = (K - 1) / K if isinstance(loss, Softmax) else 1.0
+        self._g = None  # the full gradient at F, computed once
+
+    def __repr__(self):
+        return f"Coordinate({self.loss!r}, k={self.k})"
+
+    def _scores(self, F_k):
+        if F_k is None or np.array_equal(F_k, self.F[:, self.k]):
+            return None  # the stage start itself
+        F = self.F.copy()
+        F[:, self.k] = F_k
+        return F
+
+    def __call__(self, y, F_k):
+        F = self._scores(F_k)
+        return self.loss(self.Y, self.F if F is None else F)
+
+    def gradient(self, y, F_k):
+        F = self._scores(F_k)
+        if F is not None:
+            return self.loss.gradient(self.Y, F)[:, self.k]
+        if self._g is None:
+            self._g = self.loss.gradient(self.Y, self.F)
+        return self._g[:, self.k].copy()
+
+    def hessian(self, y, F_k):
+        F = self._scores(F_k)
+        F = self.F if F is None else F
+        if isinstance(self.loss, Softmax):
+            return self.loss.diagonal_hessian(self.Y, F)[:, self.k]
+        return self.loss.hessian(self.Y, F)[:, self.k, self.k]
+
+    @classmethod
+    def per_class(cls, loss, Y, F):
+        """The ``K`` coordinates of ``loss`` at ``F``; they share one gradient evaluation."""
+        coordinates = [cls(loss, Y, F, k) for k in range(np.shape(F)[1])]
+        g = loss.gradient(Y, F)
+        for c in coordinates:
+            c._g = g
+        return coordinates
 
 
 LOSSES = {

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .directions import pseudo_inverse
-from .losses import LogLoss, SquaredError
+from .losses import Coordinate, LogLoss, Softmax, SquaredError
 
 __all__ = [
     "NEWTON_MAX_ITER",
@@ -172,6 +172,11 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
     median of the residuals ``y − F``, as scikit-learn computes it).
     The tree's leaf values are overwritten in place; returns ``(1, new u)``.
 
+    Per class (a :class:`~boostlib.losses.Coordinate` of softmax, one tree
+    per class and stage) the value is Friedman's
+    ``γ_R = (K − 1)/K · Σ_R w (−g_k) / Σ_R w p_k (1 − p_k)`` (his Algorithm 6,
+    as scikit-learn computes it).
+
     Squared error keeps the tree's own values, which are already ``γ_R``
     (leaf means of ``−g = y − F``); a tree fitted to another target (say
     ``newton_raphson``'s) gets ``γ_R``. For the other scalar losses each
@@ -211,10 +216,11 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
     elif loss.positive_hessian:
         neg_g = -loss.gradient(y, F)
         h = _leaf_hessian(loss, y, F, neg_g)
+        factor = getattr(loss, "leaf_factor", 1.0)  # (K − 1)/K per softmax class
         in_bag = np.where(w > 0, leaves, -1)
         for leaf in leaf_ids:
             inside = np.nonzero(in_bag == leaf)[0]
-            values[leaf, 0, 0] = _leaf_newton_value(neg_g[inside], h[inside], w[inside])
+            values[leaf, 0, 0] = _leaf_newton_value(neg_g[inside], h[inside], w[inside], factor)
     else:
         residual = y - F
         for leaf in leaf_ids:
@@ -229,27 +235,31 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
 def _leaf_hessian(loss, y, F, neg_g):
     """Per-sample ``h`` as scikit-learn's ``_update_terminal_regions`` evaluates it.
 
-    Log loss: ``p (1 − p)`` with ``p = y − (−g)``; any other loss (the
-    exponential's is already scikit-learn's ``|g|``): its own
+    Log loss and a softmax class: ``p (1 − p)`` with ``p = y − (−g)``; any
+    other loss (the exponential's is already scikit-learn's ``|g|``): its own
     :meth:`~boostlib.losses.Loss.hessian`.
     """
-    if isinstance(loss, LogLoss):
+    if isinstance(loss, LogLoss) or (
+        isinstance(loss, Coordinate) and isinstance(loss.loss, Softmax)
+    ):
         p = y - neg_g
         return p * (1 - p)
     return loss.hessian(y, F)
 
 
-def _leaf_newton_value(neg_g, h, w):
+def _leaf_newton_value(neg_g, h, w, factor=1.0):
     """``γ_R = −Σ_R w g / Σ_R w h`` for one leaf (chapter 3, TreeBoost; Algorithm 1, step 5).
 
     Written as scikit-learn writes it, a ratio of two weighted means,
-    ``np.average(−g, w) / np.average(h, w)``, and 0 where the mean ``h`` is
-    below ``TINY`` (its ``_safe_divide``): the same sums in the same order,
-    so the same bits, so the same trees after a tie between two splits.
+    ``np.average(−g, w) / np.average(h, w)``, the numerator times ``factor``
+    (Friedman's ``(K − 1)/K`` per softmax class, 1 otherwise), and 0 where
+    the mean ``h`` is below ``TINY`` (its ``_safe_divide``): the same sums in
+    the same order, so the same bits, so the same trees after a tie between
+    two splits.
     """
     if len(neg_g) == 0 or not np.sum(w) > 0:
         return 0.0
-    numerator = np.average(neg_g, weights=w)
+    numerator = np.average(neg_g, weights=w) * factor
     denominator = np.average(h, weights=w)
     return 0.0 if abs(denominator) < TINY else float(numerator) / float(denominator)
 

@@ -68,6 +68,39 @@ def test_vector_newton_is_minus_inverse_hessian_times_gradient():
     np.testing.assert_allclose(np.einsum("ijk,ik->ij", H, z), -g, atol=1e-8)  # H z = −g
 
 
+def test_vector_newton_weight_is_the_curvature_along_the_direction():
+    """w = zᵀHz / zᵀz: a Rayleigh quotient, between the extreme non-null eigenvalues,
+    so the weighted least-squares fit is exact along z: w‖tz − z‖² = (1 − t)² zᵀHz."""
+    for loss in (Softmax(), Quadratic()):
+        y, F = sample(loss, n=60, seed=2)
+        z, w = directions.newton(loss, y, F)
+        H = loss.hessian(y, F)
+        curvature = np.einsum("ij,ijk,ik->i", z, H, z)
+        np.testing.assert_allclose(w, curvature / np.sum(z * z, axis=1), rtol=1e-10)
+        lam = np.linalg.eigvalsh(H)
+        live = np.where(lam > 1e-9, lam, np.nan)
+        assert np.all(w >= np.nanmin(live, axis=1) * (1 - 1e-12))
+        assert np.all(w <= np.nanmax(live, axis=1) * (1 + 1e-12))
+        for t in (0.0, 0.5, 2.0):
+            np.testing.assert_allclose(w * np.sum((t * z - z) ** 2, axis=1),
+                                       (1 - t) ** 2 * curvature, rtol=1e-10)
+
+
+def test_vector_newton_weight_no_longer_blows_up_where_the_true_class_is_improbable():
+    """The weighted target w‖z‖ ≤ ‖g‖ where the true class is improbable; with the
+    mean eigenvalue tr(H)/K as weight (boostlib before) w‖z‖/‖g‖ grows like 1/p_y:
+    ~5·10³ at p_y ≈ 2e-5, and ~2·10⁵ once TARGET_BOUND clips z (p_y ≈ 1.5e-7)."""
+    loss = Softmax()
+    Y = np.eye(3)[[0]]
+    for score, old_ratio in [(-10.0, 1e3), (-15.0, 1e5)]:
+        F = np.array([[score, 0.0, 0.0]])  # p_0 ≈ e^score / 2, p_1 = p_2 ≈ ½
+        z, w = directions.newton(loss, Y, F)
+        g, H = loss.gradient(Y, F), loss.hessian(Y, F)
+        assert w[0] * np.linalg.norm(z) <= np.linalg.norm(g) * (1 + 1e-12)
+        mean_eigenvalue = np.trace(H[0]) / 3
+        assert mean_eigenvalue * np.linalg.norm(z) > old_ratio * np.linalg.norm(g)
+
+
 def test_deviance_newton_target_grows_like_exp_on_misclassified_points():
     """−L′/L″ = y (1 + e^{−2yF}) / 2 for the binomial deviance (chapter 4)."""
     loss = BinomialDeviance()
@@ -188,3 +221,26 @@ def test_every_direction_is_finite_for_every_score(loss_name, data):
         assert np.all(np.isfinite(z)) and np.all(np.isfinite(w)) and np.all(w >= 0), name
         if name != "gradient":
             assert np.all(np.abs(z) <= TARGET_BOUND), name
+
+
+@pytest.mark.parametrize("loss", [Softmax(), Quadratic()], ids=lambda v: v.name)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_weighted_vector_newton_target_is_bounded_by_the_gradient(loss, data):
+    """For every F with |F| ≤ 1e4 (score gaps where exp under- or overflows
+    included): w_i ‖z_i‖ ≤ C ‖g_i‖ with C = 1, as directions.py states; the
+    scalar rule h·|−g/h| = |g| carried over to vector losses (chapter 4)."""
+    y, F = data.draw(targets_and_scores(loss))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        z, w = directions.newton(loss, y, F)
+    g = loss.gradient(y, F)
+    weighted, bound = w * row_norms(z), row_norms(g)
+    # up to rounding: relative, and absolute below the normal range (subnormal g)
+    assert np.all(weighted <= bound * (1 + 1e-12) + np.finfo(float).tiny), (weighted, bound)
+
+
+def row_norms(v):
+    """‖v_i‖ without squaring tiny entries into the subnormal range (np.linalg.norm does)."""
+    size = np.abs(v).max(axis=1, keepdims=True)
+    return size[:, 0] * np.linalg.norm(v / np.where(size > 0, size, 1.0), axis=1)

@@ -2,7 +2,13 @@
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_classification, make_friedman1, make_hastie_10_2
+from sklearn.datasets import (
+    load_digits,
+    load_iris,
+    make_classification,
+    make_friedman1,
+    make_hastie_10_2,
+)
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.tree import DecisionTreeRegressor
 
@@ -15,6 +21,13 @@ REGRESSION = {
 CLASSIFICATION = {
     "hastie": make_hastie_10_2(n_samples=600, random_state=0),
     "classification": make_classification(n_samples=500, n_features=8, random_state=3),
+}
+IRIS = load_iris()
+FOUR = make_classification(n_samples=400, n_features=8, n_informative=5, n_classes=4,
+                           random_state=5)
+MULTICLASS = {
+    "iris-names": (IRIS.data, IRIS.target_names[IRIS.target]),  # string labels
+    "four-classes": FOUR,
 }
 
 
@@ -152,3 +165,107 @@ def test_classifier_early_stopping_matches_sklearn(loss, random_state):
     assert ours.n_estimators_ == theirs.n_estimators_ < 400
     np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X),
                                atol=1e-10)
+
+
+# Multi-class, per class (the default): K trees per stage, each fitted to its class's
+# column of scikit-learn's multinomial gradient, its leaves set to Friedman's
+# (K − 1)/K · Σ(−g)/Σ p(1 − p), the K trees drawing from the one RandomState in
+# class order; the same bits as GradientBoostingClassifier, subsampled or not.
+@pytest.mark.parametrize("random_state", [0, 1])
+@pytest.mark.parametrize("subsample", [1.0, 0.5, 0.7])
+@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("data", sorted(MULTICLASS))
+def test_multiclass_classifier_reproduces_sklearn_at_every_stage(
+    data, depth, subsample, random_state
+):
+    X, y = MULTICLASS[data]
+    kwargs = dict(subsample=subsample, n_estimators=60, random_state=random_state)
+    ours = BoostingClassifier(learner=DecisionTreeRegressor(max_depth=depth), **kwargs).fit(X, y)
+    theirs = GradientBoostingClassifier(max_depth=depth, **kwargs).fit(X, y)
+    K = len(theirs.classes_)
+    assert ours.estimators_.shape == theirs.estimators_.shape == (60, K)
+    assert ours.estimators_.dtype == object and ours.steps_.shape == (60, K)
+    assert all(tree.n_outputs_ == 1 for tree in ours.estimators_.ravel())
+    assert_same_at_every_stage(ours.staged_decision_function(X),
+                               theirs.staged_decision_function(X))
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+    if subsample == 1.0:  # scikit-learn scores the in-bag samples only when subsampling
+        np.testing.assert_allclose(ours.train_loss_[1:], theirs.train_score_, rtol=1e-10)
+
+
+def test_ten_classes_reproduce_sklearn_at_every_stage():
+    """Digits, 10 classes: 10 trees a stage, subsampled, at depth 3."""
+    X, y = load_digits(return_X_y=True)
+    kwargs = dict(subsample=0.7, n_estimators=15, random_state=4)
+    ours = BoostingClassifier(learner=DecisionTreeRegressor(max_depth=3), **kwargs).fit(X, y)
+    theirs = GradientBoostingClassifier(max_depth=3, **kwargs).fit(X, y)
+    assert ours.estimators_.shape == (15, 10)
+    assert_same_at_every_stage(ours.staged_decision_function(X),
+                               theirs.staged_decision_function(X))
+
+
+@pytest.mark.parametrize("random_state", [0, 1, 2])
+def test_multiclass_early_stopping_matches_sklearn(random_state):
+    """Same stratified split, same rule (the multinomial loss without a factor 2)."""
+    X, y = MULTICLASS["four-classes"]
+    labels = np.array(["north", "east", "south", "west"])[y]
+    ours = BoostingClassifier(n_estimators=300, n_iter_no_change=5,
+                              random_state=random_state).fit(X, labels)
+    theirs = GradientBoostingClassifier(n_estimators=300, n_iter_no_change=5, max_depth=3,
+                                        random_state=random_state).fit(X, labels)
+    assert ours.n_estimators_ == theirs.n_estimators_ < 300
+    assert ours.estimators_.shape == (theirs.n_estimators_, 4)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X),
+                               rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("data, depth", [("iris", 1), ("wine", 1), ("four-classes", 1),
+                                         ("four-classes", 2)])
+def test_per_class_newton_reproduces_xgboost_softprob(data, depth):
+    """XGBoost's multi-class Hessian is 2 p(1 − p): twice the diagonal, so its leaves
+    −G/(2H) are half boostlib's −G/H (direction="newton", step="constant"); the
+    splits, whose gains scale by the same factor, agree. XGBoost at learning rate 2ν
+    is boostlib at ν. Float32 gradients: 1e-5. Deeper trees part ways as in the
+    binary test above."""
+    xgb = pytest.importorskip("xgboost")
+    from sklearn.datasets import load_wine
+
+    X, y = {"iris": (IRIS.data, IRIS.target), "wine": load_wine(return_X_y=True),
+            "four-classes": FOUR}[data]
+    ours = BoostingClassifier(
+        direction="newton", step="constant", learner=DecisionTreeRegressor(max_depth=depth),
+        n_estimators=30, learning_rate=0.1, random_state=0,
+    ).fit(X, y)
+    start = np.tile(ours.init_.predict(X[:1])[0], (len(X), 1))
+    theirs = xgb.XGBClassifier(
+        tree_method="exact", reg_lambda=0, min_child_weight=0, max_depth=depth,
+        n_estimators=30, learning_rate=0.2, n_jobs=1,
+    ).fit(X, y, base_margin=start)
+    np.testing.assert_allclose(ours.decision_function(X),
+                               theirs.predict(X, output_margin=True, base_margin=start),
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_per_class_newton_with_leaf_newton_reproduces_lightgbm(depth):
+    """LightGBM multiplies the diagonal Hessian by K/(K − 1); its leaves −G/(K/(K − 1) H)
+    are Friedman's (K − 1)/K · (−G/H), boostlib's leaf_newton per class. On integer
+    features (digits' 0–16, one bin per value) its histogram trees are the exact
+    trees; depth-wise and leaf-wise growth agree at depths 1 and 2."""
+    lgb = pytest.importorskip("lightgbm")
+    X, y = load_digits(n_class=4, return_X_y=True)
+    X, y = X[:400], y[:400]
+    ours = BoostingClassifier(
+        direction="newton", step="leaf_newton", learner=DecisionTreeRegressor(max_depth=depth),
+        n_estimators=30, learning_rate=0.1, random_state=0,
+    ).fit(X, y)
+    start = np.tile(ours.init_.predict(X[:1])[0], (len(X), 1))
+    theirs = lgb.LGBMClassifier(
+        n_estimators=30, learning_rate=0.1, max_depth=depth, num_leaves=2**depth,
+        min_child_samples=1, min_child_weight=0, reg_lambda=0, min_split_gain=0,
+        min_data_in_bin=1, n_jobs=1, verbose=-1, deterministic=True,
+    ).fit(X, y, init_score=start)
+    np.testing.assert_allclose(ours.decision_function(X),
+                               start + theirs.predict(X, raw_score=True), atol=1e-6)

@@ -21,7 +21,8 @@ from boostlib.steps import STEPS
 
 
 @parametrize_with_checks(
-    [BoostingRegressor(n_estimators=20), BoostingClassifier(n_estimators=20)]
+    [BoostingRegressor(n_estimators=20), BoostingClassifier(n_estimators=20),
+     BoostingClassifier(n_estimators=20, multiclass="joint")]
 )
 def test_scikit_learn_estimator_checks(estimator, check):
     """Every check scikit-learn runs; none is skipped by boostlib. scikit-learn
@@ -103,16 +104,59 @@ def test_any_regressor_as_learner_and_multioutput_quadratic():
     assert net.train_loss_[-1] < net.train_loss_[0]
 
 
-def test_multiclass_uses_one_multioutput_learner_per_stage():
+def test_multiclass_fits_one_learner_per_class_and_stage():
     X, y = load_iris(return_X_y=True)
     labels = np.array(["setosa", "versicolor", "virginica"])[y]
     model = BoostingClassifier(n_estimators=20, random_state=0).fit(X, labels)
-    assert model.loss_.name == "softmax"
+    assert model.loss_.name == "softmax" and model.multiclass == "per_class"
     assert model.decision_function(X).shape == (150, 3)
-    assert model.estimators_[0].n_outputs_ == 3
+    assert model.estimators_.shape == (20, 3) and model.estimators_.dtype == object
+    assert all(tree.n_outputs_ == 1 for tree in model.estimators_.ravel())
+    assert model.steps_.shape == (20, 3) and model.n_estimators_ == 20
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
     assert model.score(X, labels) > 0.95
     assert set(model.predict(X)) <= set(labels)
+    # tree [m, k] moves class k's score: the stage updates, rebuilt tree by tree
+    staged = [model.init_.predict(X), *model.staged_decision_function(X)]
+    for m in (0, 7, 19):
+        for k in range(3):
+            update = model.learning_rate * model.steps_[m, k] * model.estimators_[m, k].predict(
+                X.astype(np.float32))
+            np.testing.assert_allclose(staged[m + 1][:, k] - staged[m][:, k], update, atol=1e-12)
+    loss_after_each = [model.loss_.mean(np.eye(3)[y], F) for F in staged[1:]]
+    np.testing.assert_allclose(loss_after_each, model.train_loss_[1:], rtol=1e-12)
+    clone_ = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone_.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(list(clone_.staged_predict(X))[-1], model.predict(X))
+
+
+@pytest.mark.parametrize("direction", ["gradient", "newton", "newton_unweighted",
+                                       "newton_raphson"])
+@pytest.mark.parametrize("step", sorted(STEPS))
+def test_every_direction_and_step_runs_per_class(direction, step):
+    """Per class the loss is scalar (F_k ↦ L), so every direction and step applies,
+    newton_raphson included (joint refuses it for a vector loss)."""
+    X, y = load_iris(return_X_y=True)
+    model = BoostingClassifier(direction=direction, step=step, n_estimators=10,
+                               random_state=0).fit(X, y)
+    assert np.all(np.diff(model.train_loss_) <= 1e-12) or step == "constant"
+    assert model.score(X, y) > 0.9
+
+
+def test_joint_fits_one_multioutput_learner_per_stage():
+    X, y = load_iris(return_X_y=True)
+    model = BoostingClassifier(n_estimators=20, multiclass="joint", random_state=0).fit(X, y)
+    assert isinstance(model.estimators_, list) and len(model.estimators_) == 20
+    assert model.estimators_[0].n_outputs_ == 3 and model.steps_.shape == (20,)
+    assert model.score(X, y) > 0.95
+    per_class = BoostingClassifier(n_estimators=20, random_state=0).fit(X, y)
+    assert not np.allclose(model.decision_function(X), per_class.decision_function(X))
+    # binary losses have one score: both settings fit the same model
+    Xb, yb = hastie(200)
+    a = BoostingClassifier(n_estimators=10, multiclass="joint", random_state=0).fit(Xb, yb)
+    b = BoostingClassifier(n_estimators=10, random_state=0).fit(Xb, yb)
+    np.testing.assert_array_equal(a.decision_function(Xb), b.decision_function(Xb))
+    assert isinstance(b.estimators_, list)
 
 
 @pytest.mark.parametrize("loss", ["binomial_deviance", "exponential", "log_loss"])
@@ -172,6 +216,7 @@ BAD_PARAMS = [
     ("validation_fraction", 1.0), ("init", "median"), ("loss", "hinge"),
     ("direction", "steepest"), ("step", "golden"), ("learner", "tree"),
     ("init_step", "golden"), ("verbose", -1), ("verbose", "loud"),
+    ("multiclass", "ovr"), ("multiclass", None),
 ]
 
 
@@ -218,20 +263,25 @@ def test_bad_data_raises_value_errors_naming_the_problem():
 
 @pytest.mark.parametrize("direction", sorted(DIRECTIONS))
 @pytest.mark.parametrize("step", sorted(STEPS))
-@pytest.mark.parametrize("loss", ["log_loss", "binomial_deviance", "exponential", "softmax"])
+@pytest.mark.parametrize("loss", ["log_loss", "binomial_deviance", "exponential", "softmax",
+                                  "softmax-joint"])
 def test_separable_data_at_large_scale_stays_finite(direction, step, loss):
     """Every direction × step on perfectly separable data with huge features.
 
-    Softmax on three classes: its scores drift hundreds apart, where the
-    Hessian's eigenvalues are subnormal (newton + line_search gave NaN at stage 29).
+    Softmax on three classes, per class and joint: its scores drift hundreds
+    apart, where the Hessian's eigenvalues are subnormal (joint newton +
+    line_search gave NaN at stage 29).
     """
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3)) * 1e6
+    loss, _, multiclass = loss.partition("-")
+    multiclass = multiclass or "per_class"
     if loss == "softmax":
         y = np.digitize(X[:, 0], [-0.4e6, 0.4e6])
-        if direction == "newton_raphson":  # boostlib refuses it for vector losses
+        if direction == "newton_raphson" and multiclass == "joint":  # refused: vector loss
             with pytest.raises(ValueError, match="scalar losses only"):
-                BoostingClassifier(loss=loss, direction=direction, step=step).fit(X, y)
+                BoostingClassifier(loss=loss, direction=direction, step=step,
+                                   multiclass=multiclass).fit(X, y)
             return
     else:
         y = (X[:, 0] > 0).astype(int)
@@ -239,7 +289,8 @@ def test_separable_data_at_large_scale_stays_finite(direction, step, loss):
         warnings.simplefilter("error", RuntimeWarning)
         with np.errstate(over="raise", invalid="raise", divide="raise"):
             model = BoostingClassifier(
-                loss=loss, direction=direction, step=step, n_estimators=30, random_state=0
+                loss=loss, direction=direction, step=step, n_estimators=30, random_state=0,
+                multiclass=multiclass,
             ).fit(X, y)
             F = model.decision_function(X)
             proba = model.predict_proba(X)

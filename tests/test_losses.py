@@ -12,6 +12,7 @@ from boostlib.losses import (
     LOSSES,
     AbsoluteError,
     BinomialDeviance,
+    Coordinate,
     Exponential,
     Huber,
     LogLoss,
@@ -111,6 +112,58 @@ def test_hand_computed_values(loss, y, F, value, g, h):
     np.testing.assert_allclose(loss(y, F), value)
     np.testing.assert_allclose(loss.gradient(y, F), g)
     np.testing.assert_allclose(loss.hessian(y, F), h)
+
+
+@pytest.mark.parametrize("vector_loss", [Softmax(), Quadratic()], ids=lambda v: v.name)
+def test_coordinate_is_the_loss_along_one_score(vector_loss):
+    """Per-class boosting's scalar loss F_k ↦ L(y, F): its value is the vector loss's,
+    its g is column k of the gradient, its h the diagonal H_kk; both by finite
+    differences along F_k, and at shifted F_k too (the steps move it)."""
+    y, F = sample(vector_loss, n=30, seed=5)
+    g_full, H_full = vector_loss.gradient(y, F), vector_loss.hessian(y, F)
+    for k, coordinate in enumerate(Coordinate.per_class(vector_loss, y, F)):
+        y_k = y[:, k]
+        for shift in (0.0, 0.7):
+            F_k = F[:, k] + shift
+            moved = F.copy()
+            moved[:, k] = F_k
+            np.testing.assert_allclose(coordinate(y_k, F_k), vector_loss(y, moved))
+            value, slope = coordinate.__call__, coordinate.gradient
+            np.testing.assert_allclose(
+                slope(y_k, F_k), fd4(lambda t, f=value, a=y_k, b=F_k: f(a, b + t), 0.0),
+                rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(
+                coordinate.hessian(y_k, F_k),
+                fd4(lambda t, f=slope, a=y_k, b=F_k: f(a, b + t), 0.0), rtol=1e-6, atol=1e-8)
+        np.testing.assert_array_equal(coordinate.gradient(y_k, F[:, k]), g_full[:, k])
+        np.testing.assert_allclose(coordinate.hessian(y_k, F[:, k]), H_full[:, k, k], rtol=1e-12)
+    K = F.shape[1]
+    expected = (K - 1) / K if isinstance(vector_loss, Softmax) else 1.0
+    assert coordinate.leaf_factor == expected
+    with pytest.raises(ValueError, match="vector loss"):
+        Coordinate(LogLoss(), y[:, 0], F[:, 0], 0)
+
+
+def test_softmax_gradient_and_start_are_scikit_learns_to_the_bit():
+    """Per-class boosting grows scikit-learn's trees only from its exact numbers: the
+    gradient of its HalfMultinomialLoss and the start its prior and link give."""
+    from sklearn._loss.loss import HalfMultinomialLoss
+    from sklearn.dummy import DummyClassifier
+    from sklearn.ensemble._gb import _init_raw_predictions
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, 200)
+    Y, F = np.eye(4)[codes], rng.normal(size=(200, 4)) * 3
+    loss = Softmax()
+    theirs = HalfMultinomialLoss(n_classes=4)
+    np.testing.assert_array_equal(loss.gradient(Y, F), theirs.gradient(codes.astype(float), F))
+    X = np.zeros((200, 1))
+    prior = DummyClassifier(strategy="prior").fit(X, codes)
+    start = _init_raw_predictions(X[:1], prior, theirs, use_predict_proba=True)[0]
+    np.testing.assert_array_equal(loss.optimal_constant(Y), start)
+    # soft labels (not one-hot) take numpy's p − y
+    soft = np.full((3, 4), 0.25)
+    np.testing.assert_allclose(loss.gradient(soft, F[:3]), loss.predict_proba(F[:3]) - soft)
 
 
 def test_hand_computed_vector_losses():
