@@ -569,7 +569,7 @@ class DaskBoostingClassifier(ClassifierMixin, _DaskBoosting):
         convention as in :class:`~boostlib.boosting.BoostingClassifier`.
         Multi-class grows one tree with a vector of ``K`` values in each leaf
         per stage (XGBoost's ``multi_strategy="multi_output_tree"``), as
-        ``BoostingClassifier`` fits one multi-output tree.
+        ``BoostingClassifier(multiclass="joint")`` fits one multi-output tree.
 
     Attributes are those of :class:`DaskBoostingRegressor`, plus ``classes_``.
     ``decision_function``, ``predict_proba`` and ``predict`` return dask arrays
