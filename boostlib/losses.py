@@ -424,6 +424,14 @@ class Coordinate(Loss):
     the diagonal of the Hessian: ``p_k (1 − p_k)`` for softmax. Every direction
     and step of the scalar losses then applies unchanged.
 
+    Its methods take ``(y, F_k)`` like any scalar loss: ``y`` is ``Y[:, k]``
+    (the loss reads all of ``Y``), ``F_k`` of shape ``(n,)`` replaces ``F[:, k]``.
+
+    ``leaf_factor`` is what ``step="leaf_newton"`` multiplies each leaf's
+    Newton value by: Friedman's ``(K − 1)/K`` for softmax (his Algorithm 6,
+    which scikit-learn keeps; LightGBM gets the same leaves by multiplying the
+    Hessian by ``K/(K − 1)``), 1 otherwise.
+
     Parameters
     ----------
     loss : Loss
@@ -432,14 +440,6 @@ class Coordinate(Loss):
         The targets and the scores at the start of the stage.
     k : int
         The score this view moves.
-
-    Its methods take ``(y, F_k)`` like any scalar loss: ``y`` is ``Y[:, k]``
-    (the loss reads all of ``Y``), ``F_k`` of shape ``(n,)`` replaces ``F[:, k]``.
-
-    ``leaf_factor`` is what ``step="leaf_newton"`` multiplies each leaf's
-    Newton value by: Friedman's ``(K − 1)/K`` for softmax (his Algorithm 6,
-    which scikit-learn keeps; LightGBM gets the same leaves by multiplying the
-    Hessian by ``K/(K − 1)``), 1 otherwise.
     """
 
     def __init__(self, loss, Y, F, k):
