@@ -194,3 +194,20 @@ def test_finite_and_convex_everywhere(name, F, raw):
         assert np.all(np.linalg.eigvalsh(H) >= -1e-12)
     else:
         assert np.all(H >= 0)
+
+
+def test_exponential_loss_is_clipped_where_its_exponent_would_overflow():
+    """Beyond |yF| = 650 the exponent is clipped (docstring of Exponential): L and h are
+    e^{650} where −yF > 650, and g, h are ∓e^{−650}, e^{−650} (not 0) where yF > 650.
+    Up to the clip every value is exact, so the clip sits at 650 and nowhere else."""
+    loss = Exponential()
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    F = np.array([-1e4, 1e4, -700.0, 700.0, 1e4, -1e4, -649.0, 649.0])
+    top, bottom, inside = np.exp(650.0), np.exp(-650.0), np.exp(649.0)
+    with np.errstate(over="raise", invalid="raise"):
+        L, g, h = loss(y, F), loss.gradient(y, F), loss.hessian(y, F)
+    np.testing.assert_allclose(L, [top] * 4 + [0.0] * 2 + [inside] * 2, rtol=1e-12)
+    h_expected = np.array([top] * 4 + [bottom] * 2 + [inside] * 2)
+    np.testing.assert_allclose(h, h_expected, rtol=1e-12)
+    np.testing.assert_allclose(g, -y * h_expected, rtol=1e-12)
+    assert np.all(h > 0)  # e^{−650} ≈ 2e−283, not 0: the Hessian stays positive

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import sample
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeRegressor
 from test_directions import targets_and_scores
@@ -22,7 +22,7 @@ from boostlib.losses import (
     Softmax,
     SquaredError,
 )
-from boostlib.steps import RHO_MAX, get_step
+from boostlib.steps import NEWTON_MAX_ITER, RHO_MAX, get_step
 
 SMOOTH = [SquaredError(), LogLoss(), BinomialDeviance(), Exponential(), Quadratic(), Softmax()]
 
@@ -86,6 +86,92 @@ def test_newton_step_never_goes_uphill_on_a_steep_exponential():
     rho, _ = steps.newton(loss, y, F, u)
     assert loss.mean(y, F + rho * u) <= loss.mean(y, F)
     np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u, -2, 2), atol=1e-5)
+
+
+def weighted_argmin(loss, y, F, u, w, lo=-50.0, hi=50.0):
+    """The brute-force argmin of the weighted mean loss Σ w L(y, F + ρu) / Σ w."""
+    for _ in range(4):
+        grid = np.linspace(lo, hi, 2001)
+        best = grid[int(np.argmin([loss.mean(y, F + r * u, w) for r in grid]))]
+        width = (hi - lo) / 200
+        lo, hi = best - width, best + width
+    return best
+
+
+@pytest.mark.parametrize("name", ["line_search", "newton"])
+@pytest.mark.parametrize("loss", SMOOTH, ids=lambda v: v.name)
+def test_weighted_steps_minimise_the_weighted_loss(loss, name):
+    """With sample weights the step minimises Σ w L(y, F + ρu); a 0/1 bag (a subsample)
+    gives the step of the bag alone, which differs from the step of every row."""
+    y, F, u = direction_for(loss)
+    rng = np.random.default_rng(5)
+    step = get_step(name)
+    w = rng.uniform(0.0, 3.0, size=len(F))
+    rho, _ = step(loss, y, F, u, sample_weight=w)
+    np.testing.assert_allclose(rho, weighted_argmin(loss, y, F, u, w), atol=1e-5)
+    bag = (rng.random(len(F)) < 0.5).astype(float)
+    rho_bag, _ = step(loss, y, F, u, sample_weight=bag)
+    inside = bag == 1
+    rho_inside, _ = step(loss, y[inside], F[inside], u[inside])
+    np.testing.assert_allclose(rho_bag, rho_inside, rtol=1e-9)
+    assert abs(rho_bag - step(loss, y, F, u)[0]) > 1e-3
+
+
+def test_one_weighted_newton_step_is_minus_weighted_slope_over_curvature():
+    loss = LogLoss()
+    y, F, u = direction_for(loss)
+    w = np.random.default_rng(6).uniform(0.0, 3.0, size=len(F))
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    rho, _ = steps.newton(loss, y, F, u, sample_weight=w, max_iter=1)
+    np.testing.assert_allclose(rho, -np.sum(w * g * u) / np.sum(w * h * u * u), rtol=1e-12)
+
+
+# Newton on ρ overshoots where the curvature at ρ = 0 is tiny but the loss is steep
+# further on: here the first point's h ≈ 2.6e−5 while its slope is ≈ 2.
+UPHILL = (BinomialDeviance(), np.array([-1.0, -1.0, 1.0]), np.array([5.97, -5.04, 6.06]),
+          np.array([4.04, 2.34, 0.79]))
+
+
+@st.composite
+def step_problems(draw):
+    """A scalar loss with a positive Hessian and up to 6 rows of (y, F, u)."""
+    loss = draw(st.sampled_from([SquaredError(), LogLoss(), BinomialDeviance(), Exponential()]))
+    n = draw(st.integers(1, 6))
+    floats = st.floats(-10.0, 10.0, allow_nan=False)
+    F = np.array(draw(st.lists(floats, min_size=n, max_size=n)))
+    u = np.array(draw(st.lists(floats, min_size=n, max_size=n)))
+    if loss.labels is None:
+        y = np.array(draw(st.lists(floats, min_size=n, max_size=n)))
+    else:
+        y = np.array(loss.labels, float)[draw(st.lists(st.integers(0, 1), min_size=n,
+                                                       max_size=n))]
+    return loss, y, F, u
+
+
+@settings(max_examples=300, deadline=None)
+@given(problem=step_problems())
+@example(problem=UPHILL)
+def test_newton_step_never_raises_the_loss(problem):
+    """One Newton step on ρ, and the iterated step, never end above the loss at ρ = 0
+    (beyond rounding): a step that would go uphill is halved."""
+    loss, y, F, u = problem
+    before = loss.mean(y, F)
+    for max_iter in (1, NEWTON_MAX_ITER):
+        rho, _ = steps.newton(loss, y, F, u, max_iter=max_iter)
+        assert loss.mean(y, F + rho * u) <= before + 1e-12 * abs(before), (max_iter, rho)
+
+
+def test_newton_step_halves_the_overshoot_of_the_issue_example():
+    """Plain Newton from ρ = 0 jumps to ρ ≈ −6e3 on this example, where the mean loss is
+    ~3e3 (it starts at ~4); the halved step descends, and the iterations find the argmin."""
+    loss, y, F, u = UPHILL
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    plain = -np.sum(g * u) / np.sum(h * u * u)
+    assert loss.mean(y, F + np.clip(plain, -RHO_MAX, RHO_MAX) * u) > 100 * loss.mean(y, F)
+    rho, _ = steps.newton(loss, y, F, u, max_iter=1)
+    assert loss.mean(y, F + rho * u) < loss.mean(y, F)
+    rho, _ = steps.newton(loss, y, F, u)
+    np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u, -5, 5), atol=1e-5)
 
 
 def test_steps_are_bounded_on_separable_data():
