@@ -131,7 +131,8 @@ def test_newton_needs_a_positive_hessian(loss, name):
 
 def test_newton_raphson_is_scalar_only_and_unknown_names_fail():
     y, F = sample(Softmax())
-    with pytest.raises(ValueError, match="newton_raphson"):
+    with pytest.raises(ValueError, match=r"^direction='newton_raphson' is defined for scalar "
+                                         r"losses only$"):
         directions.newton_raphson(Softmax(), y, F)
     with pytest.raises(ValueError, match="direction='steepest'"):
         get_direction("steepest")
@@ -174,6 +175,23 @@ def test_log_loss_newton_weight_is_the_hessian_far_from_the_floor():
     z, w = directions.newton(loss, y, F)
     np.testing.assert_array_equal(w, 1e-12)
     np.testing.assert_allclose(z, -loss.gradient(y, F) / 1e-12, rtol=1e-12)
+
+
+def test_a_callable_direction_is_taken_as_it_is():
+    def halved_gradient(loss, y, F):
+        z, w = directions.gradient(loss, y, F)
+        return 0.5 * z, w
+
+    assert get_direction(halved_gradient) is halved_gradient
+
+
+def test_pseudo_inverse_treats_each_matrix_on_its_own_scale():
+    """Null directions are judged against each matrix's own largest eigenvalue: a Hessian
+    1e−8 times smaller than its neighbour in the batch is inverted, not zeroed."""
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    batch = np.stack([A, 1e-8 * A])
+    expected = np.stack([np.linalg.inv(A), 1e8 * np.linalg.inv(A)])
+    np.testing.assert_allclose(directions.pseudo_inverse(batch), expected, rtol=1e-9)
 
 
 # -- properties -----------------------------------------------------------------
