@@ -187,10 +187,11 @@ def test_a_callable_direction_is_taken_as_it_is():
 
 def test_pseudo_inverse_treats_each_matrix_on_its_own_scale():
     """Null directions are judged against each matrix's own largest eigenvalue: a Hessian
-    1e−8 times smaller than its neighbour in the batch is inverted, not zeroed."""
+    1e−11 times smaller than its neighbour in the batch (below PINV_RTOL = 1e−10 of it, above
+    the floor 1e−12) is inverted, not zeroed."""
     A = np.array([[2.0, 0.5], [0.5, 1.0]])
-    batch = np.stack([A, 1e-8 * A])
-    expected = np.stack([np.linalg.inv(A), 1e8 * np.linalg.inv(A)])
+    batch = np.stack([A, 1e-11 * A])
+    expected = np.stack([np.linalg.inv(A), 1e11 * np.linalg.inv(A)])
     np.testing.assert_allclose(directions.pseudo_inverse(batch), expected, rtol=1e-9)
 
 
