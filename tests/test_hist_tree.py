@@ -347,3 +347,59 @@ def test_fit_predict_reads_the_fit_as_predict_would(zero_weights, max_leaf_nodes
     u = tree.fit_predict(binned, y, sample_weight=w)
     np.testing.assert_array_equal(u, tree.predict(binned))
     np.testing.assert_array_equal(u, tree.predict(X))
+
+
+# -- the estimator's edges ------------------------------------------------------------
+def test_leaves_carry_the_undefined_split_markers():
+    """At a leaf the flat arrays say "no split": feature and children −1, bin 0, threshold
+    NaN, missing_left False; the gain is 0 (the Tree docstring)."""
+    X, _, _, y = integer_data(n=300)
+    tree = HistTreeRegressor(max_depth=3).fit(X, y).tree_
+    leaf = tree.children_left == -1
+    assert leaf.any() and (~leaf).any()
+    np.testing.assert_array_equal(tree.feature[leaf], -1)
+    np.testing.assert_array_equal(tree.children_right[leaf], -1)
+    np.testing.assert_array_equal(tree.bin_threshold[leaf], 0)
+    assert np.all(np.isnan(tree.threshold[leaf])) and not tree.missing_left[leaf].any()
+    np.testing.assert_array_equal(tree.gain[leaf], 0.0)
+    assert np.all(tree.feature[~leaf] >= 0) and np.all(tree.gain[~leaf] > 0)
+
+
+def test_integer_X_is_binned_and_predicted_as_its_float_copy():
+    X, _, X_fresh, y = integer_data(n=300)
+    as_int = HistTreeRegressor(max_depth=3).fit(X.astype(int), y)
+    as_float = HistTreeRegressor(max_depth=3).fit(X, y)
+    np.testing.assert_array_equal(as_int.bin(X.astype(int)).bins, as_float.bin(X).bins)
+    np.testing.assert_array_equal(as_int.predict(X_fresh.astype(int)),
+                                  as_float.predict(X_fresh))
+
+
+def test_bin_places_thresholds_from_weighted_rows_with_its_random_state(monkeypatch):
+    """``bin`` (what the loop calls once per fit) is Binner(max_bins, random_state)
+    fitted to the rows of positive weight; bad X is named."""
+    monkeypatch.setattr(binning, "SUBSAMPLE", 500)
+    X = np.random.RandomState(1).randn(2000, 2)
+    w = (np.arange(2000) % 3 > 0).astype(float)
+    tree = HistTreeRegressor(max_bins=16, random_state=3)
+    expected = Binner(16, random_state=3).fit(X, w)
+    binned = tree.bin(X, sample_weight=w)
+    for got, want in zip(binned.binner.thresholds_, expected.thresholds_, strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(binned.bins, expected.transform(X).bins)
+    np.testing.assert_array_equal(Binner(16, random_state=3).fit_transform(X, w).bins,
+                                  binned.bins)
+    other = HistTreeRegressor(max_bins=16, random_state=4).bin(X, sample_weight=w)
+    assert not np.array_equal(other.binner.thresholds_[0], binned.binner.thresholds_[0])
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        tree.bin(X)
+
+
+def test_binned_X_with_the_wrong_features_is_refused_by_name():
+    X, _, _, y = integer_data(n=100)
+    tree = HistTreeRegressor().fit(X, y)
+    narrow = HistTreeRegressor().bin(X[:, :4])
+    assert repr(narrow) == "BinnedX(n_samples=100, n_features=4, max_bins=255)"
+    with pytest.raises(ValueError, match=r"^X has 4 features, but HistTreeRegressor is "
+                                         r"expecting 6 features as input$"):
+        tree.predict(narrow)
