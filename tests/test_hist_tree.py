@@ -14,7 +14,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from xgboost import XGBClassifier
 
 from boostlib import BoostingClassifier, BoostingRegressor, HistTreeRegressor
-from boostlib.trees import Binner, binning
+from boostlib.trees import Binner, binning, grower
+from boostlib.trees.grower import grow
 from boostlib.trees.histograms import build_histogram, build_root_histogram
 from boostlib.trees.splitting import gain, leaf_value
 
@@ -403,3 +404,59 @@ def test_binned_X_with_the_wrong_features_is_refused_by_name():
     with pytest.raises(ValueError, match=r"^X has 4 features, but HistTreeRegressor is "
                                          r"expecting 6 features as input$"):
         tree.predict(narrow)
+
+
+def test_grow_defaults_are_the_estimators():
+    """``grow``'s defaults are HistTreeRegressor's: the same tree from either (small noisy
+    data, where leaves of one row, small gains and the depth limit all matter)."""
+    rng = np.random.RandomState(3)
+    X, y = rng.randn(20, 2), 0.1 * rng.randn(20)
+    binned = Binner().fit_transform(X)
+    nodes, _ = grow(binned, y, np.ones(20))
+    tree = HistTreeRegressor().fit(binned, y).tree_
+    np.testing.assert_array_equal([node.value for node in nodes], tree.value[:, 0, 0])
+    assert min(node.n for node in nodes) == 1 and tree.max_depth == 3
+
+
+def test_a_node_of_two_rows_splits_into_two_leaves_of_one():
+    """``min_samples_leaf = 1``: two rows are enough to split (n ≥ 2 · min_samples_leaf)."""
+    tree = HistTreeRegressor(max_depth=1).fit([[0.0], [1.0]], [0.0, 1.0])
+    assert tree.get_n_leaves() == 2
+    np.testing.assert_array_equal(tree.predict([[0.0], [1.0]]), [0.0, 1.0])
+
+
+def test_a_split_whose_gain_equals_min_split_gain_is_made():
+    """"At least ``min_split_gain``": a gain equal to it splits, one ulp more does not."""
+    X, _, _, y = integer_data(n=200)
+    g = HistTreeRegressor(max_depth=1).fit(X, y).tree_.gain[0]
+    assert HistTreeRegressor(max_depth=1, min_split_gain=g).fit(X, y).get_n_leaves() == 2
+    higher = np.nextafter(g, np.inf)
+    assert HistTreeRegressor(max_depth=1, min_split_gain=higher).fit(X, y).get_n_leaves() == 1
+
+
+@pytest.mark.parametrize("X, y, nan_value", [
+    ([[0.0], [0.0], [0.0], [1.0]], [0.0, 0.0, 0.0, 1.0], 0.0),  # left heavier
+    ([[0.0], [1.0], [1.0], [1.0]], [0.0, 1.0, 1.0, 1.0], 1.0),  # right heavier
+    ([[0.0], [0.0], [1.0], [1.0]], [0.0, 0.0, 1.0, 1.0], 0.0),  # a tie goes left
+])
+def test_nan_unseen_in_training_follows_the_heavier_child_left_on_a_tie(X, y, nan_value):
+    tree = HistTreeRegressor(max_depth=1).fit(X, y)
+    assert tree.get_n_leaves() == 2
+    np.testing.assert_array_equal(tree.predict([[np.nan]]), [nan_value])
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_only_the_smaller_child_histogram_is_built(monkeypatch, mirror):
+    """The subtraction trick: below the root, the histogram built from rows is always the
+    smaller child's; the larger is parent − smaller. Mirroring X swaps the two sides."""
+    built = []
+
+    def recording(bins, rows, wz, w, n_bins):
+        built.append(len(rows))
+        return build_histogram(bins, rows, wz, w, n_bins)
+
+    monkeypatch.setattr(grower, "build_histogram", recording)
+    X, _, _, y = integer_data(seed=2)
+    tree = HistTreeRegressor(max_depth=2).fit(-X if mirror else X, y).tree_
+    left, right = tree.n_node_samples[1], tree.n_node_samples[2]
+    assert left != right and built[0] == min(left, right)
