@@ -145,8 +145,10 @@ def verdicts(group):
 def run(group, max_children, survivors_only=False):
     where = prepare(group)
     names = []
-    if survivors_only:
-        names = [n for n, status in verdicts(group).items() if status != KILLED]
+    if survivors_only:  # not killed yet, and not listed as equivalent
+        equivalent = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8"))["equivalent"]
+        names = [n for n, status in verdicts(group).items()
+                 if status not in (KILLED, NOT_CHECKED) and n not in equivalent]
         if not names:
             print(f"{group}: no survivors to re-test")
             return
@@ -244,7 +246,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("groups", nargs="*", help=f"some of {list(GROUPS)} (default: all)")
     parser.add_argument("--max-children", type=int, default=2, help="parallel mutants (2)")
-    parser.add_argument("--survivors", action="store_true", help="re-test survivors only")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-test the survivors not listed as equivalent")
     parser.add_argument("--report", action="store_true", help="only rewrite mutation.md")
     parser.add_argument("--list", action="store_true", help="print the groups")
     args = parser.parse_args(argv)
