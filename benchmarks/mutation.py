@@ -192,17 +192,18 @@ def report():
     for group in GROUPS:
         found = verdicts(group)
         for module in GROUPS[group][0]:
+            label = f"{module} (kernels)" if group == "kernels" else module
             names = sorted(n for n in found if module_of(n) == module)
             checked = [n for n in names if found[n] != NOT_CHECKED]
             if not checked:
-                rows.append(f"| `{module}` | {len(names) or ''} | not run | | | | |")
+                rows.append(f"| `{label}` | {len(names) or ''} | not run | | | | |")
                 totals["mutants"] += len(names)
                 continue
             killed = sum(found[n] == KILLED for n in checked)
             equal = [n for n in checked if found[n] != KILLED and n in equivalent]
             other = [n for n in checked if found[n] != KILLED and n not in equivalent]
             score = killed / max(1, len(checked) - len(equal))
-            rows.append(f"| `{module}` | {len(names)} | {len(checked)} | {killed} | {len(equal)} "
+            rows.append(f"| `{label}` | {len(names)} | {len(checked)} | {killed} | {len(equal)} "
                         f"| {len(other)} | {100 * score:.1f} % |")
             for key, value in dict(mutants=len(names), checked=len(checked), killed=killed,
                                    equivalent=len(equal), other=len(other)).items():

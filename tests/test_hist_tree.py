@@ -1,6 +1,7 @@
 """HistTreeRegressor (chapter 8): its formulas, its peers, missing values and bad input."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from sklearn.ensemble import GradientBoostingClassifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from xgboost import XGBClassifier
@@ -286,7 +287,7 @@ def test_default_learner_still_refuses_nan():
     ("max_bins", 1), ("max_bins", 256), ("max_bins", 2.5), ("max_depth", 0),
     ("max_leaf_nodes", 1), ("min_samples_leaf", 0), ("min_child_weight", -1.0),
     ("l2_regularization", -0.1), ("l2_regularization", np.inf), ("min_split_gain", -1),
-    ("min_split_gain", np.nan),
+    ("min_split_gain", np.nan), ("min_child_weight", True), ("l2_regularization", "0.1"),
 ])
 def test_bad_parameters_name_the_parameter(name, value):
     X, _, _, y = integer_data(n=50)
@@ -460,3 +461,50 @@ def test_only_the_smaller_child_histogram_is_built(monkeypatch, mirror):
     tree = HistTreeRegressor(max_depth=2).fit(-X if mirror else X, y).tree_
     left, right = tree.n_node_samples[1], tree.n_node_samples[2]
     assert left != right and built[0] == min(left, right)
+
+
+def test_thresholds_sit_at_midpoints_up_to_max_bins_distinct_values_then_at_percentiles():
+    """Exactly ``max_bins`` distinct values still get one bin each; more get the midpoint
+    percentiles ``k/max_bins`` (numpy's method="midpoint")."""
+    values = np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(binning.find_thresholds(values, 4), [0.5, 1.5, 2.5])
+    many = np.random.RandomState(0).randn(1000)  # quartiles between two values
+    expected = np.percentile(many, [25.0, 50.0, 75.0], method="midpoint")
+    np.testing.assert_array_equal(binning.find_thresholds(many, 4), expected)
+
+
+def test_the_subsample_is_drawn_without_replacement(monkeypatch):
+    monkeypatch.setattr(binning, "SUBSAMPLE", 300)
+    X = np.random.RandomState(2).randn(1000, 1)
+    rows = np.sort(np.random.RandomState(5).choice(1000, 300, replace=False))
+    expected = binning.find_thresholds(X[rows, 0], 8)
+    np.testing.assert_array_equal(Binner(8, random_state=5).fit(X).thresholds_[0], expected)
+    tree = HistTreeRegressor(max_bins=8, random_state=5).fit(X, X[:, 0])
+    np.testing.assert_array_equal(tree.binner_.thresholds_[0], expected)
+
+
+def test_estimator_details():
+    """NaN allowed in its tags, two leaves allowed, min_samples_leaf reaches the grower,
+    and the messages of bad binned input and weights."""
+    assert HistTreeRegressor().__sklearn_tags__().input_tags.allow_nan is True
+    X, _, _, y = integer_data(n=300)
+    assert HistTreeRegressor(max_depth=None, max_leaf_nodes=2).fit(X, y).get_n_leaves() == 2
+    fine = HistTreeRegressor(max_depth=6).fit(X, y).tree_
+    coarse = HistTreeRegressor(max_depth=6, min_samples_leaf=20).fit(X, y).tree_
+    assert fine.n_node_samples[fine.children_left == -1].min() < 20
+    assert coarse.n_node_samples[coarse.children_left == -1].min() >= 20
+    binned = HistTreeRegressor().bin(X)
+    with pytest.raises(ValueError, match=r"^X was binned with max_bins=255, but this tree has "
+                                         r"max_bins=16$"):
+        HistTreeRegressor(max_bins=16).fit(binned, y)
+    with pytest.raises(ValueError, match=r"^X has 300 samples but y has 299$"):
+        HistTreeRegressor().fit(binned, y[:-1])
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        HistTreeRegressor().fit(binned, np.where(np.arange(300) == 7, np.nan, y))
+    with pytest.raises(ValueError, match="Input sample_weight contains infinity"):
+        HistTreeRegressor().fit(X, y, sample_weight=np.full(300, np.inf))
+    with pytest.warns(DataConversionWarning):
+        HistTreeRegressor().fit(binned, y.reshape(-1, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataConversionWarning)
+        HistTreeRegressor().fit(binned, y)
