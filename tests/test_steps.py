@@ -317,3 +317,17 @@ def test_flat_direction_gives_zero_step():
         u = np.random.default_rng(seed).normal(size=(50, 1)) * np.ones((1, 3))
         assert steps.newton(loss, y, F, u)[0] == 0.0
         assert steps.line_search(loss, y, F, u)[0] == 0.0
+
+
+def test_root_of_slope_brackets_solves_and_says_when_it_stops_at_the_limit():
+    """A root where the slope turns non-negative is found (flag True), to ~1e−14 relative;
+    a slope still negative at the limit gives (limit, False); a slope that reaches exactly 0
+    and stays there (the loss has underflowed) stops the doubling at once."""
+    cube_root, found = steps.root_of_slope(lambda r: r**3 - 2.0)
+    assert found and abs(cube_root - 2.0 ** (1 / 3)) <= 4e-14
+    far, found = steps.root_of_slope(lambda r: np.log(r / 777.7))
+    assert found and abs(far / 777.7 - 1) <= 4e-14
+    assert steps.root_of_slope(lambda r: -1.0) == (RHO_MAX, False)
+    assert steps.root_of_slope(lambda r: -1.0, limit=50.0) == (50.0, False)
+    flat, found = steps.root_of_slope(lambda r: min(r - 3.0, 0.0))
+    assert found and 3.0 <= flat <= 4.0
