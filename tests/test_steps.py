@@ -145,20 +145,22 @@ def step_problems(draw):
     else:
         y = np.array(loss.labels, float)[draw(st.lists(st.integers(0, 1), min_size=n,
                                                        max_size=n))]
-    return loss, y, F, u
+    w = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n)))
+    return loss, y, F, u, (w if w.sum() > 0 else None)
 
 
 @settings(max_examples=300, deadline=None)
 @given(problem=step_problems())
-@example(problem=UPHILL)
+@example(problem=(*UPHILL, None))
+@example(problem=(*UPHILL, np.array([1.0, 0.0, 1.0])))
 def test_newton_step_never_raises_the_loss(problem):
-    """One Newton step on ρ, and the iterated step, never end above the loss at ρ = 0
-    (beyond rounding): a step that would go uphill is halved."""
-    loss, y, F, u = problem
-    before = loss.mean(y, F)
+    """One Newton step on ρ, and the iterated step, never end above the (weighted) loss at
+    ρ = 0 beyond rounding: a step that would go uphill is halved."""
+    loss, y, F, u, w = problem
+    before = loss.mean(y, F, w)
     for max_iter in (1, NEWTON_MAX_ITER):
-        rho, _ = steps.newton(loss, y, F, u, max_iter=max_iter)
-        assert loss.mean(y, F + rho * u) <= before + 1e-12 * abs(before), (max_iter, rho)
+        rho, _ = steps.newton(loss, y, F, u, sample_weight=w, max_iter=max_iter)
+        assert loss.mean(y, F + rho * u, w) <= before + 1e-12 * abs(before), (max_iter, rho)
 
 
 def test_newton_step_halves_the_overshoot_of_the_issue_example():
@@ -304,7 +306,9 @@ def test_leaf_newton_needs_a_tree_and_names_are_checked():
         steps.leaf_newton(loss, y, F, ridge.predict(X), learner=ridge, X=X)
     with pytest.raises(ValueError, match="step='golden'"):
         get_step("golden")
-    with pytest.raises(ValueError, match="step='newton'.*absolute_error"):
+    with pytest.raises(ValueError, match=r"^step='newton' needs a loss with a positive Hessian; "
+                                         r"absolute_error's is zero on part of its domain\. "
+                                         r"Use step='line_search' or 'leaf_newton'\.$"):
         steps.newton(AbsoluteError(), y, F, y - F)
 
 
@@ -331,3 +335,44 @@ def test_root_of_slope_brackets_solves_and_says_when_it_stops_at_the_limit():
     assert steps.root_of_slope(lambda r: -1.0, limit=50.0) == (50.0, False)
     flat, found = steps.root_of_slope(lambda r: min(r - 3.0, 0.0))
     assert found and 3.0 <= flat <= 4.0
+
+
+def test_steps_that_rounding_cannot_tell_from_zero_are_zero():
+    """Along a u orthogonal to the residual (up to rounding) the slope is noise: both steps
+    return exactly 0. Where the curvature underflows below TINY (log loss at |F| = 400) the
+    Newton step is 0 as well, as scikit-learn's _safe_divide makes it."""
+    loss = SquaredError()
+    rng = np.random.default_rng(3)
+    y, F, v = rng.normal(size=50), rng.normal(size=50), rng.normal(size=50)
+    r = y - F
+    u = v - (v @ r) / (r @ r) * r
+    assert steps.newton(loss, y, F, u)[0] == 0.0 and steps.line_search(loss, y, F, u)[0] == 0.0
+    log = LogLoss()
+    y, F, u = np.array([1.0, 0.0]), np.array([400.0, -400.0]), np.array([1.0, -1.0])
+    assert 0 < np.sum(log.hessian(y, F) * u * u) < steps.TINY
+    assert steps.newton(log, y, F, u)[0] == 0.0
+
+
+def test_line_search_from_a_unit_slope():
+    """½(y − F − ρu)² with y − F = −1 and u = 1: the slope at 0 is exactly 1, ρ = −1."""
+    rho, _ = steps.line_search(SquaredError(), np.array([0.0]), np.array([1.0]), np.array([1.0]))
+    assert rho == pytest.approx(-1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_newton_step_is_bounded_by_rho_max_on_separable_data(sign):
+    """Along a tiny u the loss falls until ρ ~ 1e7; every iterate is clipped to ±RHO_MAX."""
+    loss = LogLoss()
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    u = sign * 1e-6 * np.array([-1.0, -1.0, 1.0, 1.0])
+    rho, _ = steps.newton(loss, y, np.zeros(4), u)
+    assert rho == sign * RHO_MAX
+
+
+def test_iterated_newton_is_the_line_search_to_rounding():
+    """Iterated Newton stops only where the loss stops falling beyond rounding: it agrees
+    with the line search (the root of the slope) far below the argmin tests' 1e−5."""
+    for loss in (LogLoss(), BinomialDeviance(), Exponential(), Softmax()):
+        y, F, u = direction_for(loss)
+        newton_rho, searched = steps.newton(loss, y, F, u)[0], steps.line_search(loss, y, F, u)[0]
+        assert abs(newton_rho - searched) <= 1e-9 * abs(searched), loss.name
