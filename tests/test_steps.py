@@ -376,3 +376,39 @@ def test_iterated_newton_is_the_line_search_to_rounding():
         y, F, u = direction_for(loss)
         newton_rho, searched = steps.newton(loss, y, F, u)[0], steps.line_search(loss, y, F, u)[0]
         assert abs(newton_rho - searched) <= 1e-9 * abs(searched), loss.name
+
+
+def test_weighted_leaf_newton_values_and_empty_or_flat_leaves():
+    """With weights each leaf gets −Σ_R w g / Σ_R w h; a leaf with no row in the bag gets 0,
+    and so does a leaf whose Hessians underflow (log loss at |F| = 800)."""
+    loss = LogLoss()
+    X, y, F, tree = fitted_tree(loss)
+    w = np.random.default_rng(9).uniform(0.2, 3.0, size=len(y))
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), sample_weight=w, learner=tree, X=X)
+    leaves = tree.apply(X)
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        expected = -np.sum(w[inside] * g[inside]) / np.sum(w[inside] * h[inside])
+        np.testing.assert_allclose(u[inside][0], expected, rtol=1e-9)
+    first = leaves == leaves[0]
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), sample_weight=(~first).astype(float),
+                             learner=tree, X=X)
+    assert np.all(u[first] == 0.0)
+    X1 = np.arange(6.0).reshape(-1, 1)
+    y1, F1 = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0]), np.array([800.0] * 3 + [-800.0] * 3)
+    stump = DecisionTreeRegressor(max_depth=1).fit(X1, np.arange(6.0))
+    _, u = steps.leaf_newton(loss, y1, F1, stump.predict(X1), learner=stump, X=X1)
+    np.testing.assert_array_equal(u, 0.0)
+
+
+def test_a_callable_step_and_leaf_newton_s_message():
+    assert get_step(steps.constant) is steps.constant
+    from sklearn.linear_model import Ridge
+
+    ridge = Ridge().fit(np.ones((3, 1)), np.arange(3.0))
+    message = (r"^step='leaf_newton' needs a tree learner \(with tree_ and apply\), such as "
+               r"DecisionTreeRegressor; got Ridge$")
+    with pytest.raises(ValueError, match=message):
+        steps.leaf_newton(SquaredError(), np.zeros(3), np.zeros(3), np.zeros(3), learner=ridge,
+                          X=np.ones((3, 1)))
