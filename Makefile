@@ -16,7 +16,7 @@ export PYTHONHASHSEED := 0
 CORETYPES := native Haswell Sandybridge Prescott
 NBVAL := -m pytest --nbval book --nbval-sanitize-with book/nbval_sanitize.cfg -p no:randomly
 
-.PHONY: test nbval book site-test notebooks bench dist binder-check lint clean
+.PHONY: test nbval book site-test notebooks bench mutants dist binder-check lint clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ notebooks: $(STAMP)
 ## make bench: every benchmark, results under benchmarks/results/
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+## make mutants: mutation testing (mutmut) of the losses, directions, steps, loop and trees;
+## score and survivors in benchmarks/results/mutation.md. A benchmark (about an hour or more
+## on one core), not part of make test; one group: .venv/bin/python benchmarks/mutation.py steps
+mutants: $(STAMP)
+	$(BIN)/python benchmarks/mutation.py --max-children 2
 
 ## make dist: boostlib's sdist and wheel into dist/, checked by twine; they hold boostlib only
 dist: $(STAMP)

@@ -164,10 +164,68 @@ def test_newton_needs_a_positive_hessian(loss, name):
 
 def test_newton_raphson_is_scalar_only_and_unknown_names_fail():
     y, F = sample(Softmax())
-    with pytest.raises(ValueError, match="newton_raphson"):
+    with pytest.raises(ValueError, match=r"^direction='newton_raphson' is defined for scalar "
+                                         r"losses only$"):
         directions.newton_raphson(Softmax(), y, F)
     with pytest.raises(ValueError, match="direction='steepest'"):
         get_direction("steepest")
+
+
+def test_exponential_newton_target_is_exactly_the_label_wherever_h_exceeds_the_floor():
+    """Gentle AdaBoost fits the labels: h = −y g to the last bit, so −g/h is exactly y for
+    every margin yF from −1e4 (h clipped at e^{650}) up to 25 (h = e^{−25} ≈ 1.4e−11), with
+    weight h. At yF = 30 (h ≈ 9e−14) the floor 1e−12 takes over, in target and weight."""
+    loss = Exponential()
+    margins = np.array([-1e4, -700.0, -650.0, -300.0, -20.0, -1.0, 0.0, 1.0, 16.0, 25.0])
+    for label in (1.0, -1.0):
+        y = np.full(len(margins), label)
+        F = label * margins
+        z, w = directions.newton(loss, y, F)
+        np.testing.assert_array_equal(z, y)
+        np.testing.assert_array_equal(w, loss.hessian(y, F))
+        z_unweighted, _ = directions.newton_unweighted(loss, y, F)
+        np.testing.assert_array_equal(z_unweighted, y)
+    y, F = np.array([1.0, -1.0]), np.array([30.0, -30.0])
+    z, w = directions.newton(loss, y, F)
+    np.testing.assert_array_equal(w, 1e-12)
+    np.testing.assert_allclose(z, y * np.exp(-30.0) / 1e-12, rtol=1e-12)
+
+
+def test_log_loss_newton_weight_is_the_hessian_far_from_the_floor():
+    """At F ≈ ±16 (h ≈ 1.1e−7, far above the floor 1e−12) w = h and z = −g/h exactly
+    (on misclassified rows −g/h ≈ ∓8.9e6, clipped to the target bound 1e6);
+    at F = ±40 (h ≈ 4e−18) both use the floor."""
+    loss = LogLoss()
+    y = np.array([1.0, 0.0, 0.0, 1.0, 1.0, 0.0])
+    F = np.array([16.0, -16.0, 16.0, -16.0, 15.5, -16.5])
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    z, w = directions.newton(loss, y, F)
+    np.testing.assert_array_equal(w, h)
+    np.testing.assert_array_equal(z, np.clip(-g / h, -1e6, 1e6))
+    np.testing.assert_array_equal(z[2:4], [-1e6, 1e6])
+    assert np.all(h > 1e-8)
+    y, F = np.array([1.0, 0.0]), np.array([40.0, -40.0])
+    z, w = directions.newton(loss, y, F)
+    np.testing.assert_array_equal(w, 1e-12)
+    np.testing.assert_allclose(z, -loss.gradient(y, F) / 1e-12, rtol=1e-12)
+
+
+def test_a_callable_direction_is_taken_as_it_is():
+    def halved_gradient(loss, y, F):
+        z, w = directions.gradient(loss, y, F)
+        return 0.5 * z, w
+
+    assert get_direction(halved_gradient) is halved_gradient
+
+
+def test_pseudo_inverse_treats_each_matrix_on_its_own_scale():
+    """Null directions are judged against each matrix's own largest eigenvalue: a Hessian
+    1e−11 times smaller than its neighbour in the batch (below PINV_RTOL = 1e−10 of it, above
+    the floor 1e−12) is inverted, not zeroed."""
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    batch = np.stack([A, 1e-11 * A])
+    expected = np.stack([np.linalg.inv(A), 1e11 * np.linalg.inv(A)])
+    np.testing.assert_allclose(directions.pseudo_inverse(batch), expected, rtol=1e-9)
 
 
 # -- properties -----------------------------------------------------------------

@@ -5,7 +5,9 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_iris, make_friedman1, make_hastie_10_2
+from sklearn.base import clone
+from sklearn.datasets import load_iris, make_classification, make_friedman1, make_hastie_10_2
+from sklearn.ensemble._gradient_boosting import _random_sample_mask
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neural_network import MLPRegressor
@@ -14,7 +16,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from boostlib import BoostingClassifier, BoostingRegressor
+from boostlib import BoostingClassifier, BoostingRegressor, steps
+from boostlib.boosting import loss_targets
 from boostlib.datasets import one_hot
 from boostlib.directions import DIRECTIONS
 from boostlib.steps import STEPS
@@ -76,7 +79,17 @@ def test_pipeline_cross_validation_and_grid_search():
         BoostingRegressor(n_estimators=20, random_state=0),
         {"step": ["leaf_newton", "line_search"], "learning_rate": [0.1, 0.3]}, cv=3,
     ).fit(X, y)
-    assert grid.best_params_["learning_rate"] in (0.1, 0.3)
+    scores = {(p["step"], p["learning_rate"]): v for p, v in
+              zip(grid.cv_results_["params"], grid.cv_results_["mean_test_score"], strict=True)}
+    # for squared error a tree's leaf means are already the line search's argmin (ρ = 1)
+    for rate in (0.1, 0.3):
+        assert scores["line_search", rate] == pytest.approx(scores["leaf_newton", rate],
+                                                            rel=1e-9)
+    # twenty stages at ν = 0.1 stop far short of the fit that ν = 0.3 reaches
+    assert grid.best_params_["learning_rate"] == 0.3
+    best = BoostingRegressor(n_estimators=20, random_state=0, **grid.best_params_)
+    assert grid.best_score_ == pytest.approx(cross_val_score(best, X, y, cv=3).mean(), rel=1e-12)
+    np.testing.assert_array_equal(grid.predict(X), clone(best).fit(X, y).predict(X))
 
 
 def test_any_regressor_as_learner_and_multioutput_quadratic():
@@ -207,6 +220,67 @@ def test_init_learner_is_scaled_by_the_step():
     best = rho_grid[np.argmin([np.mean((y - r * u) ** 2) for r in rho_grid])]
     assert model.init_step_ == pytest.approx(best, abs=1e-4)
     assert model.train_loss_[0] == pytest.approx(0.5 * np.mean((y - F0) ** 2))
+
+
+def training_scores(model, X):
+    """``F_0, F_1, …, F_M`` on the training rows, from the fitted attributes alone."""
+    X = X.astype(np.float32) if isinstance(model.init_, DecisionTreeRegressor) else X
+    F = [model.init_step_ * model.init_.predict(X)]
+    for rho, learner in zip(model.steps_, model.estimators_, strict=True):
+        F.append(F[-1] + model.learning_rate * rho * learner.predict(X))
+    return F
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [BoostingRegressor(loss="huber"), BoostingRegressor(loss="absolute_error"),
+     BoostingClassifier(loss="binomial_deviance"), BoostingClassifier(loss="exponential"),
+     BoostingClassifier(loss="log_loss")],
+    ids=lambda e: e.loss,
+)
+def test_init_learner_scaled_by_a_line_search_reaches_every_prediction(estimator):
+    """``F_0 = ρ_0 h_0(x)`` with ``ρ_0 ≠ 1``: train_loss_, staged_* and predict all start
+    from ``ρ_0 h_0``, not from ``h_0``."""
+    X, y = make_friedman1(n_samples=300, random_state=0) if estimator.loss in (
+        "huber", "absolute_error") else hastie(300)
+    model = clone(estimator).set_params(init="learner", step="line_search", n_estimators=4,
+                                        random_state=0).fit(X, y)
+    assert abs(model.init_step_ - 1) > 1e-4  # far above the tolerances below
+    Y = loss_targets(model, y)
+    F = training_scores(model, X)
+    np.testing.assert_allclose([model.loss_.mean(Y, Fm) for Fm in F], model.train_loss_,
+                               rtol=1e-12)
+    if isinstance(model, BoostingRegressor):
+        staged, final = list(model.staged_predict(X)), model.predict(X)
+    else:
+        staged, final = list(model.staged_decision_function(X)), model.decision_function(X)
+        np.testing.assert_array_equal(model.predict(X), model.classes_[(F[-1] > 0).astype(int)])
+        np.testing.assert_allclose(model.predict_proba(X)[:, 1],
+                                   model.loss_.predict_proba(F[-1]), rtol=1e-12)
+    np.testing.assert_allclose(staged, F[1:], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(final, F[-1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("step", ["line_search", "newton"])
+@pytest.mark.parametrize("loss", ["log_loss", "exponential"])
+def test_subsampled_steps_see_only_the_bag(loss, step):
+    """With ``subsample < 1`` each stage's ``ρ_m`` minimises the loss over that stage's
+    bag, not over every row. A learner without a random state (least squares) leaves
+    the shared RandomState to the bags alone, so the test draws them again."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=0)
+    model = BoostingClassifier(loss=loss, step=step, learner=LinearRegression(),
+                               subsample=0.5, n_estimators=4, random_state=0).fit(X, y)
+    Y = loss_targets(model, y)
+    F = training_scores(model, X)
+    rng = np.random.RandomState(0)
+    rule = steps.get_step(step)
+    for m, learner in enumerate(model.estimators_):
+        bag = _random_sample_mask(len(X), len(X) // 2, rng).astype(bool)
+        u = learner.predict(X)
+        on_bag, _ = rule(model.loss_, Y[bag], F[m][bag], u[bag])
+        on_all, _ = rule(model.loss_, Y, F[m], u)
+        np.testing.assert_allclose(model.steps_[m], on_bag, rtol=1e-8, err_msg=f"stage {m}")
+        assert abs(on_all - on_bag) > 1e-3 * abs(on_bag), m
 
 
 BAD_PARAMS = [

@@ -1,6 +1,7 @@
 """HistTreeRegressor (chapter 8): its formulas, its peers, missing values and bad input."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -8,13 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from sklearn.ensemble import GradientBoostingClassifier
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from xgboost import XGBClassifier
 
 from boostlib import BoostingClassifier, BoostingRegressor, HistTreeRegressor
-from boostlib.trees import Binner, binning
+from boostlib.trees import Binner, binning, grower
+from boostlib.trees.grower import grow
 from boostlib.trees.histograms import build_histogram, build_root_histogram
 from boostlib.trees.splitting import gain, leaf_value
 
@@ -285,7 +287,7 @@ def test_default_learner_still_refuses_nan():
     ("max_bins", 1), ("max_bins", 256), ("max_bins", 2.5), ("max_depth", 0),
     ("max_leaf_nodes", 1), ("min_samples_leaf", 0), ("min_child_weight", -1.0),
     ("l2_regularization", -0.1), ("l2_regularization", np.inf), ("min_split_gain", -1),
-    ("min_split_gain", np.nan),
+    ("min_split_gain", np.nan), ("min_child_weight", True), ("l2_regularization", "0.1"),
 ])
 def test_bad_parameters_name_the_parameter(name, value):
     X, _, _, y = integer_data(n=50)
@@ -347,3 +349,162 @@ def test_fit_predict_reads_the_fit_as_predict_would(zero_weights, max_leaf_nodes
     u = tree.fit_predict(binned, y, sample_weight=w)
     np.testing.assert_array_equal(u, tree.predict(binned))
     np.testing.assert_array_equal(u, tree.predict(X))
+
+
+# -- the estimator's edges ------------------------------------------------------------
+def test_leaves_carry_the_undefined_split_markers():
+    """At a leaf the flat arrays say "no split": feature and children −1, bin 0, threshold
+    NaN, missing_left False; the gain is 0 (the Tree docstring)."""
+    X, _, _, y = integer_data(n=300)
+    tree = HistTreeRegressor(max_depth=3).fit(X, y).tree_
+    leaf = tree.children_left == -1
+    assert leaf.any() and (~leaf).any()
+    np.testing.assert_array_equal(tree.feature[leaf], -1)
+    np.testing.assert_array_equal(tree.children_right[leaf], -1)
+    np.testing.assert_array_equal(tree.bin_threshold[leaf], 0)
+    assert np.all(np.isnan(tree.threshold[leaf])) and not tree.missing_left[leaf].any()
+    np.testing.assert_array_equal(tree.gain[leaf], 0.0)
+    assert np.all(tree.feature[~leaf] >= 0) and np.all(tree.gain[~leaf] > 0)
+
+
+def test_integer_X_is_binned_and_predicted_as_its_float_copy():
+    X, _, X_fresh, y = integer_data(n=300)
+    as_int = HistTreeRegressor(max_depth=3).fit(X.astype(int), y)
+    as_float = HistTreeRegressor(max_depth=3).fit(X, y)
+    np.testing.assert_array_equal(as_int.bin(X.astype(int)).bins, as_float.bin(X).bins)
+    np.testing.assert_array_equal(as_int.predict(X_fresh.astype(int)),
+                                  as_float.predict(X_fresh))
+
+
+def test_bin_places_thresholds_from_weighted_rows_with_its_random_state(monkeypatch):
+    """``bin`` (what the loop calls once per fit) is Binner(max_bins, random_state)
+    fitted to the rows of positive weight; bad X is named."""
+    monkeypatch.setattr(binning, "SUBSAMPLE", 500)
+    X = np.random.RandomState(1).randn(2000, 2)
+    w = (np.arange(2000) % 3 > 0).astype(float)
+    tree = HistTreeRegressor(max_bins=16, random_state=3)
+    expected = Binner(16, random_state=3).fit(X, w)
+    binned = tree.bin(X, sample_weight=w)
+    for got, want in zip(binned.binner.thresholds_, expected.thresholds_, strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(binned.bins, expected.transform(X).bins)
+    np.testing.assert_array_equal(Binner(16, random_state=3).fit_transform(X, w).bins,
+                                  binned.bins)
+    other = HistTreeRegressor(max_bins=16, random_state=4).bin(X, sample_weight=w)
+    assert not np.array_equal(other.binner.thresholds_[0], binned.binner.thresholds_[0])
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        tree.bin(X)
+
+
+def test_binned_X_with_the_wrong_features_is_refused_by_name():
+    X, _, _, y = integer_data(n=100)
+    tree = HistTreeRegressor().fit(X, y)
+    narrow = HistTreeRegressor().bin(X[:, :4])
+    assert repr(narrow) == "BinnedX(n_samples=100, n_features=4, max_bins=255)"
+    with pytest.raises(ValueError, match=r"^X has 4 features, but HistTreeRegressor is "
+                                         r"expecting 6 features as input$"):
+        tree.predict(narrow)
+
+
+def test_grow_defaults_are_the_estimators():
+    """``grow``'s defaults are HistTreeRegressor's: the same tree from either (small noisy
+    data, where leaves of one row, small gains and the depth limit all matter)."""
+    rng = np.random.RandomState(3)
+    X, y = rng.randn(20, 2), 0.1 * rng.randn(20)
+    binned = Binner().fit_transform(X)
+    nodes, _ = grow(binned, y, np.ones(20))
+    tree = HistTreeRegressor().fit(binned, y).tree_
+    np.testing.assert_array_equal([node.value for node in nodes], tree.value[:, 0, 0])
+    assert min(node.n for node in nodes) == 1 and tree.max_depth == 3
+
+
+def test_a_node_of_two_rows_splits_into_two_leaves_of_one():
+    """``min_samples_leaf = 1``: two rows are enough to split (n ≥ 2 · min_samples_leaf)."""
+    tree = HistTreeRegressor(max_depth=1).fit([[0.0], [1.0]], [0.0, 1.0])
+    assert tree.get_n_leaves() == 2
+    np.testing.assert_array_equal(tree.predict([[0.0], [1.0]]), [0.0, 1.0])
+
+
+def test_a_split_whose_gain_equals_min_split_gain_is_made():
+    """"At least ``min_split_gain``": a gain equal to it splits, one ulp more does not."""
+    X, _, _, y = integer_data(n=200)
+    g = HistTreeRegressor(max_depth=1).fit(X, y).tree_.gain[0]
+    assert HistTreeRegressor(max_depth=1, min_split_gain=g).fit(X, y).get_n_leaves() == 2
+    higher = np.nextafter(g, np.inf)
+    assert HistTreeRegressor(max_depth=1, min_split_gain=higher).fit(X, y).get_n_leaves() == 1
+
+
+@pytest.mark.parametrize("X, y, nan_value", [
+    ([[0.0], [0.0], [0.0], [1.0]], [0.0, 0.0, 0.0, 1.0], 0.0),  # left heavier
+    ([[0.0], [1.0], [1.0], [1.0]], [0.0, 1.0, 1.0, 1.0], 1.0),  # right heavier
+    ([[0.0], [0.0], [1.0], [1.0]], [0.0, 0.0, 1.0, 1.0], 0.0),  # a tie goes left
+])
+def test_nan_unseen_in_training_follows_the_heavier_child_left_on_a_tie(X, y, nan_value):
+    tree = HistTreeRegressor(max_depth=1).fit(X, y)
+    assert tree.get_n_leaves() == 2
+    np.testing.assert_array_equal(tree.predict([[np.nan]]), [nan_value])
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_only_the_smaller_child_histogram_is_built(monkeypatch, mirror):
+    """The subtraction trick: below the root, the histogram built from rows is always the
+    smaller child's; the larger is parent − smaller. Mirroring X swaps the two sides."""
+    built = []
+
+    def recording(bins, rows, wz, w, n_bins):
+        built.append(len(rows))
+        return build_histogram(bins, rows, wz, w, n_bins)
+
+    monkeypatch.setattr(grower, "build_histogram", recording)
+    X, _, _, y = integer_data(seed=2)
+    tree = HistTreeRegressor(max_depth=2).fit(-X if mirror else X, y).tree_
+    left, right = tree.n_node_samples[1], tree.n_node_samples[2]
+    assert left != right and built[0] == min(left, right)
+
+
+def test_thresholds_sit_at_midpoints_up_to_max_bins_distinct_values_then_at_percentiles():
+    """Exactly ``max_bins`` distinct values still get one bin each; more get the midpoint
+    percentiles ``k/max_bins`` (numpy's method="midpoint")."""
+    values = np.array([0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(binning.find_thresholds(values, 4), [0.5, 1.5, 2.5])
+    many = np.random.RandomState(0).randn(1000)  # quartiles between two values
+    expected = np.percentile(many, [25.0, 50.0, 75.0], method="midpoint")
+    np.testing.assert_array_equal(binning.find_thresholds(many, 4), expected)
+
+
+def test_the_subsample_is_drawn_without_replacement(monkeypatch):
+    monkeypatch.setattr(binning, "SUBSAMPLE", 300)
+    X = np.random.RandomState(2).randn(1000, 1)
+    rows = np.sort(np.random.RandomState(5).choice(1000, 300, replace=False))
+    expected = binning.find_thresholds(X[rows, 0], 8)
+    np.testing.assert_array_equal(Binner(8, random_state=5).fit(X).thresholds_[0], expected)
+    tree = HistTreeRegressor(max_bins=8, random_state=5).fit(X, X[:, 0])
+    np.testing.assert_array_equal(tree.binner_.thresholds_[0], expected)
+
+
+def test_estimator_details():
+    """NaN allowed in its tags, two leaves allowed, min_samples_leaf reaches the grower,
+    and the messages of bad binned input and weights."""
+    assert HistTreeRegressor().__sklearn_tags__().input_tags.allow_nan is True
+    X, _, _, y = integer_data(n=300)
+    assert HistTreeRegressor(max_depth=None, max_leaf_nodes=2).fit(X, y).get_n_leaves() == 2
+    fine = HistTreeRegressor(max_depth=6).fit(X, y).tree_
+    coarse = HistTreeRegressor(max_depth=6, min_samples_leaf=20).fit(X, y).tree_
+    assert fine.n_node_samples[fine.children_left == -1].min() < 20
+    assert coarse.n_node_samples[coarse.children_left == -1].min() >= 20
+    binned = HistTreeRegressor().bin(X)
+    with pytest.raises(ValueError, match=r"^X was binned with max_bins=255, but this tree has "
+                                         r"max_bins=16$"):
+        HistTreeRegressor(max_bins=16).fit(binned, y)
+    with pytest.raises(ValueError, match=r"^X has 300 samples but y has 299$"):
+        HistTreeRegressor().fit(binned, y[:-1])
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        HistTreeRegressor().fit(binned, np.where(np.arange(300) == 7, np.nan, y))
+    with pytest.raises(ValueError, match="Input sample_weight contains infinity"):
+        HistTreeRegressor().fit(X, y, sample_weight=np.full(300, np.inf))
+    with pytest.warns(DataConversionWarning):
+        HistTreeRegressor().fit(binned, y.reshape(-1, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataConversionWarning)
+        HistTreeRegressor().fit(binned, y)

@@ -7,6 +7,7 @@ from conftest import sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize, minimize_scalar
+from scipy.special import logit
 
 from boostlib.losses import (
     LOSSES,
@@ -247,3 +248,98 @@ def test_finite_and_convex_everywhere(name, F, raw):
         assert np.all(np.linalg.eigvalsh(H) >= -1e-12)
     else:
         assert np.all(H >= 0)
+
+
+def test_exponential_loss_is_clipped_where_its_exponent_would_overflow():
+    """Beyond |yF| = 650 the exponent is clipped (docstring of Exponential): L and h are
+    e^{650} where −yF > 650, and g, h are ∓e^{−650}, e^{−650} (not 0) where yF > 650.
+    Up to the clip every value is exact, so the clip sits at 650 and nowhere else."""
+    loss = Exponential()
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    F = np.array([-1e4, 1e4, -700.0, 700.0, 1e4, -1e4, -649.0, 649.0])
+    top, bottom, inside = np.exp(650.0), np.exp(-650.0), np.exp(649.0)
+    with np.errstate(over="raise", invalid="raise"):
+        L, g, h = loss(y, F), loss.gradient(y, F), loss.hessian(y, F)
+    np.testing.assert_allclose(L, [top] * 4 + [0.0] * 2 + [inside] * 2, rtol=1e-12)
+    h_expected = np.array([top] * 4 + [bottom] * 2 + [inside] * 2)
+    np.testing.assert_allclose(h, h_expected, rtol=1e-12)
+    np.testing.assert_allclose(g, -y * h_expected, rtol=1e-12)
+    assert np.all(h > 0)  # e^{−650} ≈ 2e−283, not 0: the Hessian stays positive
+
+
+@pytest.mark.parametrize("loss", [LogLoss(), BinomialDeviance(), Exponential(), Softmax()],
+                         ids=lambda v: v.name)
+def test_optimal_constant_of_one_class_is_finite(loss):
+    """All labels of one class: the best constant is at infinity; the rate is clipped to
+    [1e−15, 1 − 1e−15] (P_CLIP), so the start is a large finite score of the right sign."""
+    negative, positive = (np.eye(3)[[0] * 5], np.eye(3)[[2] * 5]) if loss.vector else (
+        np.full(5, float(loss.labels[0])), np.full(5, float(loss.labels[1])))
+    low, high = loss.optimal_constant(negative), loss.optimal_constant(positive)
+    assert np.all(np.isfinite(low)) and np.all(np.isfinite(high))
+    if loss.vector:  # log(1e−15) for the absent classes, centred
+        np.testing.assert_allclose(high[2] - high[0], -np.log(1e-15), rtol=1e-12)
+        np.testing.assert_allclose(low[0] - low[1], -np.log(1e-15), rtol=1e-12)
+    else:
+        scale = 1.0 if isinstance(loss, LogLoss) else 0.5
+        np.testing.assert_allclose([low, high], scale * logit([1e-15, 1 - 1e-15]), rtol=1e-12)
+
+
+def test_softmax_constant_is_centred_log_frequencies():
+    """``c_k = log p̄_k − mean_k log p̄_k``: it sums to zero, and softmax(c) is p̄."""
+    y = np.eye(3)[[0, 0, 0, 1, 2, 2]]
+    w = np.array([1.0, 1.0, 2.0, 1.0, 0.5, 0.5])
+    for weights, rates in [(None, [3 / 6, 1 / 6, 2 / 6]), (w, [4 / 6, 1 / 6, 1 / 6])]:
+        c = Softmax().optimal_constant(y, weights)
+        assert abs(c.sum()) < 1e-12
+        np.testing.assert_allclose(Softmax().predict_proba(c[None, :])[0], rates, rtol=1e-12)
+
+
+def test_predict_proba_is_each_losss_link():
+    F = np.array([-3.0, -0.5, 0.0, 0.5, 3.0])
+    np.testing.assert_allclose(LogLoss().predict_proba(F), 1 / (1 + np.exp(-F)), rtol=1e-12)
+    for loss in (BinomialDeviance(), Exponential()):  # F is half the log-odds
+        np.testing.assert_allclose(loss.predict_proba(F), 1 / (1 + np.exp(-2 * F)), rtol=1e-12)
+    scores = np.array([[0.0, 1.0, 2.0], [5.0, 5.0, 5.0]])
+    expected = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(Softmax().predict_proba(scores), expected, rtol=1e-12)
+
+
+def test_huber_constant_is_a_root_of_the_mean_gradient():
+    """scipy's bounded search runs to 1e−10 of the range of y: the mean gradient vanishes
+    there to that precision (the Huber gradient is continuous), with weights too."""
+    rng = np.random.default_rng(7)
+    y = np.concatenate([rng.normal(size=40), [8.0, 9.0, -12.0]])
+    w = rng.uniform(0.5, 2.0, size=len(y))
+    for weights in (None, w):
+        c = Huber().optimal_constant(y, weights)
+        slope = np.average(Huber().gradient(y, np.full_like(y, c)), weights=weights)
+        assert abs(slope) < 1e-8
+    assert repr(Huber()) == "Huber(delta=1.0)"  # the default threshold
+
+
+def test_compiled_losses_take_integer_labels_and_keep_the_shape_of_F():
+    """Log loss and exponential loss go through scikit-learn's compiled code, which needs
+    float64: integer labels are converted, and F of any shape keeps its shape."""
+    F = np.linspace(-2, 2, 6).reshape(2, 3)
+    for loss, labels in [(LogLoss(), np.array([[0, 1, 1], [1, 0, 0]])),
+                         (Exponential(), np.array([[-1, 1, 1], [1, -1, -1]]))]:
+        for method in (loss.__call__, loss.gradient, loss.hessian):
+            values = method(labels, F)
+            assert values.shape == F.shape
+            np.testing.assert_array_equal(values, method(labels.astype(float), F))
+
+
+def test_derivatives_have_the_shape_of_F(loss):
+    """``L`` has shape (n,); ``g`` the shape of ``F``; ``h`` (n,) or (n, K, K)."""
+    y, F = sample(loss, n=7)
+    assert loss(y, F).shape == (7,)
+    assert loss.gradient(y, F).shape == F.shape
+    assert loss.hessian(y, F).shape == ((7, 3, 3) if loss.vector else (7,))
+
+
+def test_huber_constant_of_integer_targets():
+    """Integer targets are taken as numbers: the same constant as their float copy."""
+    y = [0, 0, 1, 5]  # the best constant is 2/3 (a point in the quadratic zone of three)
+    assert Huber().optimal_constant(y) == pytest.approx(
+        Huber().optimal_constant(np.array(y, dtype=float)), abs=1e-12)
+    assert Huber().optimal_constant(y) == pytest.approx(2 / 3, abs=1e-7)

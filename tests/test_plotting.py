@@ -86,6 +86,9 @@ def test_plot_draws_one_line_per_curve(with_test):
         np.testing.assert_array_equal(y, train)
         assert [line.get_label() for line in lines] == ["gbm train", "gbm test"][: len(lines)]
         if with_test:
+            x_test, y_test = lines[1].get_data()
+            np.testing.assert_array_equal(x_test, x)
+            np.testing.assert_array_equal(y_test, train + 0.1)
             assert lines[1].get_linestyle() == "--"
             assert lines[1].get_color() == lines[0].get_color()
         assert ax.get_xlabel() == "stage $m$" and ax.get_ylabel() == "mean loss"
@@ -100,5 +103,21 @@ def test_plot_from_train_loss_starts_at_stage_zero():
         (line,) = plot_staged_loss(ax, estimator.train_loss_, start=0)
         np.testing.assert_array_equal(line.get_xdata(), np.arange(estimator.n_estimators_ + 1))
         assert line.get_label() == "train"
+    finally:
+        plt.close(fig)
+
+
+def test_both_curves_start_at_stage_zero_from_train_loss():
+    """A test curve of another length, from stage 0: each line's x runs 0 … len − 1."""
+    estimator, _, _ = CASES["squared_error"]()
+    test = estimator.train_loss_[:-2] + 1.0
+    fig, ax = plt.subplots()
+    try:
+        train_line, test_line = plot_staged_loss(ax, estimator.train_loss_, test, start=0)
+        np.testing.assert_array_equal(train_line.get_xdata(),
+                                      np.arange(estimator.n_estimators_ + 1))
+        np.testing.assert_array_equal(test_line.get_xdata(), np.arange(len(test)))
+        np.testing.assert_array_equal(test_line.get_ydata(), test)
+        assert [train_line.get_label(), test_line.get_label()] == ["train", "test"]
     finally:
         plt.close(fig)

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import sample
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeRegressor
 from test_directions import targets_and_scores
@@ -22,7 +22,7 @@ from boostlib.losses import (
     Softmax,
     SquaredError,
 )
-from boostlib.steps import RHO_MAX, get_step
+from boostlib.steps import NEWTON_MAX_ITER, RHO_MAX, get_step
 
 SMOOTH = [SquaredError(), LogLoss(), BinomialDeviance(), Exponential(), Quadratic(), Softmax()]
 
@@ -86,6 +86,94 @@ def test_newton_step_never_goes_uphill_on_a_steep_exponential():
     rho, _ = steps.newton(loss, y, F, u)
     assert loss.mean(y, F + rho * u) <= loss.mean(y, F)
     np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u, -2, 2), atol=1e-5)
+
+
+def weighted_argmin(loss, y, F, u, w, lo=-50.0, hi=50.0):
+    """The brute-force argmin of the weighted mean loss Σ w L(y, F + ρu) / Σ w."""
+    for _ in range(4):
+        grid = np.linspace(lo, hi, 2001)
+        best = grid[int(np.argmin([loss.mean(y, F + r * u, w) for r in grid]))]
+        width = (hi - lo) / 200
+        lo, hi = best - width, best + width
+    return best
+
+
+@pytest.mark.parametrize("name", ["line_search", "newton"])
+@pytest.mark.parametrize("loss", SMOOTH, ids=lambda v: v.name)
+def test_weighted_steps_minimise_the_weighted_loss(loss, name):
+    """With sample weights the step minimises Σ w L(y, F + ρu); a 0/1 bag (a subsample)
+    gives the step of the bag alone, which differs from the step of every row."""
+    y, F, u = direction_for(loss)
+    rng = np.random.default_rng(5)
+    step = get_step(name)
+    w = rng.uniform(0.0, 3.0, size=len(F))
+    rho, _ = step(loss, y, F, u, sample_weight=w)
+    np.testing.assert_allclose(rho, weighted_argmin(loss, y, F, u, w), atol=1e-5)
+    bag = (rng.random(len(F)) < 0.5).astype(float)
+    rho_bag, _ = step(loss, y, F, u, sample_weight=bag)
+    inside = bag == 1
+    rho_inside, _ = step(loss, y[inside], F[inside], u[inside])
+    np.testing.assert_allclose(rho_bag, rho_inside, rtol=1e-9)
+    assert abs(rho_bag - step(loss, y, F, u)[0]) > 1e-3
+
+
+def test_one_weighted_newton_step_is_minus_weighted_slope_over_curvature():
+    loss = LogLoss()
+    y, F, u = direction_for(loss)
+    w = np.random.default_rng(6).uniform(0.0, 3.0, size=len(F))
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    rho, _ = steps.newton(loss, y, F, u, sample_weight=w, max_iter=1)
+    np.testing.assert_allclose(rho, -np.sum(w * g * u) / np.sum(w * h * u * u), rtol=1e-12)
+
+
+# Newton on ρ overshoots where the curvature at ρ = 0 is tiny but the loss is steep
+# further on: here the first point's h ≈ 2.6e−5 while its slope is ≈ 2.
+UPHILL = (BinomialDeviance(), np.array([-1.0, -1.0, 1.0]), np.array([5.97, -5.04, 6.06]),
+          np.array([4.04, 2.34, 0.79]))
+
+
+@st.composite
+def step_problems(draw):
+    """A scalar loss with a positive Hessian and up to 6 rows of (y, F, u)."""
+    loss = draw(st.sampled_from([SquaredError(), LogLoss(), BinomialDeviance(), Exponential()]))
+    n = draw(st.integers(1, 6))
+    floats = st.floats(-10.0, 10.0, allow_nan=False)
+    F = np.array(draw(st.lists(floats, min_size=n, max_size=n)))
+    u = np.array(draw(st.lists(floats, min_size=n, max_size=n)))
+    if loss.labels is None:
+        y = np.array(draw(st.lists(floats, min_size=n, max_size=n)))
+    else:
+        y = np.array(loss.labels, float)[draw(st.lists(st.integers(0, 1), min_size=n,
+                                                       max_size=n))]
+    w = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n)))
+    return loss, y, F, u, (w if w.sum() > 0 else None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(problem=step_problems())
+@example(problem=(*UPHILL, None))
+@example(problem=(*UPHILL, np.array([1.0, 0.0, 1.0])))
+def test_newton_step_never_raises_the_loss(problem):
+    """One Newton step on ρ, and the iterated step, never end above the (weighted) loss at
+    ρ = 0 beyond rounding: a step that would go uphill is halved."""
+    loss, y, F, u, w = problem
+    before = loss.mean(y, F, w)
+    for max_iter in (1, NEWTON_MAX_ITER):
+        rho, _ = steps.newton(loss, y, F, u, sample_weight=w, max_iter=max_iter)
+        assert loss.mean(y, F + rho * u, w) <= before + 1e-12 * abs(before), (max_iter, rho)
+
+
+def test_newton_step_halves_the_overshoot_of_the_issue_example():
+    """Plain Newton from ρ = 0 jumps to ρ ≈ −6e3 on this example, where the mean loss is
+    ~3e3 (it starts at ~4); the halved step descends, and the iterations find the argmin."""
+    loss, y, F, u = UPHILL
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    plain = -np.sum(g * u) / np.sum(h * u * u)
+    assert loss.mean(y, F + np.clip(plain, -RHO_MAX, RHO_MAX) * u) > 100 * loss.mean(y, F)
+    rho, _ = steps.newton(loss, y, F, u, max_iter=1)
+    assert loss.mean(y, F + rho * u) < loss.mean(y, F)
+    rho, _ = steps.newton(loss, y, F, u)
+    np.testing.assert_allclose(rho, brute_force_argmin(loss, y, F, u, -5, 5), atol=1e-5)
 
 
 def test_steps_are_bounded_on_separable_data():
@@ -218,7 +306,9 @@ def test_leaf_newton_needs_a_tree_and_names_are_checked():
         steps.leaf_newton(loss, y, F, ridge.predict(X), learner=ridge, X=X)
     with pytest.raises(ValueError, match="step='golden'"):
         get_step("golden")
-    with pytest.raises(ValueError, match="step='newton'.*absolute_error"):
+    with pytest.raises(ValueError, match=r"^step='newton' needs a loss with a positive Hessian; "
+                                         r"absolute_error's is zero on part of its domain\. "
+                                         r"Use step='line_search' or 'leaf_newton'\.$"):
         steps.newton(AbsoluteError(), y, F, y - F)
 
 
@@ -231,3 +321,94 @@ def test_flat_direction_gives_zero_step():
         u = np.random.default_rng(seed).normal(size=(50, 1)) * np.ones((1, 3))
         assert steps.newton(loss, y, F, u)[0] == 0.0
         assert steps.line_search(loss, y, F, u)[0] == 0.0
+
+
+def test_root_of_slope_brackets_solves_and_says_when_it_stops_at_the_limit():
+    """A root where the slope turns non-negative is found (flag True), to ~1e−14 relative;
+    a slope still negative at the limit gives (limit, False); a slope that reaches exactly 0
+    and stays there (the loss has underflowed) stops the doubling at once."""
+    cube_root, found = steps.root_of_slope(lambda r: r**3 - 2.0)
+    assert found and abs(cube_root - 2.0 ** (1 / 3)) <= 4e-14
+    far, found = steps.root_of_slope(lambda r: np.log(r / 777.7))
+    assert found and abs(far / 777.7 - 1) <= 4e-14
+    assert steps.root_of_slope(lambda r: -1.0) == (RHO_MAX, False)
+    assert steps.root_of_slope(lambda r: -1.0, limit=50.0) == (50.0, False)
+    flat, found = steps.root_of_slope(lambda r: min(r - 3.0, 0.0))
+    assert found and 3.0 <= flat <= 4.0
+
+
+def test_steps_that_rounding_cannot_tell_from_zero_are_zero():
+    """Along a u orthogonal to the residual (up to rounding) the slope is noise: both steps
+    return exactly 0. Where the curvature underflows below TINY (log loss at |F| = 400) the
+    Newton step is 0 as well, as scikit-learn's _safe_divide makes it."""
+    loss = SquaredError()
+    rng = np.random.default_rng(3)
+    y, F, v = rng.normal(size=50), rng.normal(size=50), rng.normal(size=50)
+    r = y - F
+    u = v - (v @ r) / (r @ r) * r
+    assert steps.newton(loss, y, F, u)[0] == 0.0 and steps.line_search(loss, y, F, u)[0] == 0.0
+    log = LogLoss()
+    y, F, u = np.array([1.0, 0.0]), np.array([400.0, -400.0]), np.array([1.0, -1.0])
+    assert 0 < np.sum(log.hessian(y, F) * u * u) < steps.TINY
+    assert steps.newton(log, y, F, u)[0] == 0.0
+
+
+def test_line_search_from_a_unit_slope():
+    """½(y − F − ρu)² with y − F = −1 and u = 1: the slope at 0 is exactly 1, ρ = −1."""
+    rho, _ = steps.line_search(SquaredError(), np.array([0.0]), np.array([1.0]), np.array([1.0]))
+    assert rho == pytest.approx(-1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_newton_step_is_bounded_by_rho_max_on_separable_data(sign):
+    """Along a tiny u the loss falls until ρ ~ 1e7; every iterate is clipped to ±RHO_MAX."""
+    loss = LogLoss()
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    u = sign * 1e-6 * np.array([-1.0, -1.0, 1.0, 1.0])
+    rho, _ = steps.newton(loss, y, np.zeros(4), u)
+    assert rho == sign * RHO_MAX
+
+
+def test_iterated_newton_is_the_line_search_to_rounding():
+    """Iterated Newton stops only where the loss stops falling beyond rounding: it agrees
+    with the line search (the root of the slope) far below the argmin tests' 1e−5."""
+    for loss in (LogLoss(), BinomialDeviance(), Exponential(), Softmax()):
+        y, F, u = direction_for(loss)
+        newton_rho, searched = steps.newton(loss, y, F, u)[0], steps.line_search(loss, y, F, u)[0]
+        assert abs(newton_rho - searched) <= 1e-9 * abs(searched), loss.name
+
+
+def test_weighted_leaf_newton_values_and_empty_or_flat_leaves():
+    """With weights each leaf gets −Σ_R w g / Σ_R w h; a leaf with no row in the bag gets 0,
+    and so does a leaf whose Hessians underflow (log loss at |F| = 800)."""
+    loss = LogLoss()
+    X, y, F, tree = fitted_tree(loss)
+    w = np.random.default_rng(9).uniform(0.2, 3.0, size=len(y))
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), sample_weight=w, learner=tree, X=X)
+    leaves = tree.apply(X)
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        expected = -np.sum(w[inside] * g[inside]) / np.sum(w[inside] * h[inside])
+        np.testing.assert_allclose(u[inside][0], expected, rtol=1e-9)
+    first = leaves == leaves[0]
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), sample_weight=(~first).astype(float),
+                             learner=tree, X=X)
+    assert np.all(u[first] == 0.0)
+    X1 = np.arange(6.0).reshape(-1, 1)
+    y1, F1 = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0]), np.array([800.0] * 3 + [-800.0] * 3)
+    stump = DecisionTreeRegressor(max_depth=1).fit(X1, np.arange(6.0))
+    _, u = steps.leaf_newton(loss, y1, F1, stump.predict(X1), learner=stump, X=X1)
+    np.testing.assert_array_equal(u, 0.0)
+
+
+def test_a_callable_step_and_leaf_newton_s_message():
+    assert get_step(steps.constant) is steps.constant
+    from sklearn.linear_model import Ridge
+
+    ridge = Ridge().fit(np.ones((3, 1)), np.arange(3.0))
+    message = (r"^step='leaf_newton' needs a tree learner \(with tree_ and apply\), such as "
+               r"DecisionTreeRegressor; got Ridge$")
+    with pytest.raises(ValueError, match=message):
+        steps.leaf_newton(SquaredError(), np.zeros(3), np.zeros(3), np.zeros(3), learner=ridge,
+                          X=np.ones((3, 1)))

@@ -120,7 +120,7 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
             node = frontier.pop(int(np.argmax([leaf.split[0] for leaf in frontier])))
         gain, feature, b, missing_left, left_wz, left_w, left_n = node.split
         if node.hist_missing_n == 0:
-            # no NaN here in training: a NaN met later follows the heavier child
+            # no NaN here in training: a NaN met later follows the heavier child (left on a tie)
             missing_left = left_w >= node.sum_w - left_w
         n_left = int(left_n)
         thresholds = binner.thresholds_[feature]

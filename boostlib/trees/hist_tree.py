@@ -168,10 +168,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64,
                                  ensure_all_finite="allow-nan")
             binned = None
+        # refuses NaN, inf and negative weights, naming sample_weight
         sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
                                              dtype=np.float64, ensure_non_negative=True)
-        if not np.all(np.isfinite(sample_weight)):
-            raise ValueError("sample_weight must be finite")
         if binned is None:
             binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
         nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self.max_depth,

@@ -58,7 +58,8 @@ class Tree:
     """The fitted nodes of a :class:`~boostlib.trees.HistTreeRegressor`, as flat arrays.
 
     ``feature``, ``bin_threshold``, ``threshold``, ``missing_left``,
-    ``children_left``, ``children_right`` (−1 at leaves), ``value`` of shape
+    ``children_left``, ``children_right`` (at leaves: feature and children −1, bin 0,
+    threshold NaN, missing_left False), ``value`` of shape
     (node_count, 1, 1), and per node its ``gain`` Δ (0 at leaves),
     ``n_node_samples`` and ``weighted_n_node_samples`` (``Σ w = H``).
     """
