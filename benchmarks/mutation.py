@@ -83,8 +83,11 @@ def prepare(group):
     where = SCRATCH / group
     where.mkdir(parents=True, exist_ok=True)
     for folder in ("boostlib", "tests"):
+        # copied without their mtimes: mutmut regenerates a module's mutants only when the
+        # source is newer than them, and keeps the verdicts of every function whose source
+        # hash is unchanged, so a stale copy can never be tested against new code
         shutil.copytree(ROOT / folder, where / folder, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+                        ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copy)
     if group == "kernels":  # plain-Python kernels, the only code mutmut mutates here
         for path in (where / "boostlib" / "trees").glob("*.py"):
             path.write_text(kernels_only(path.read_text(encoding="utf-8")), encoding="utf-8")

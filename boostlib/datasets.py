@@ -83,7 +83,10 @@ def load_split(name, random_state=0):
 
 
 def one_hot(y, n_classes=None):
-    """Rows of the identity: class ``k`` becomes ``e_k`` (seed 001's Iris targets)."""
+    """Rows of the identity: class ``k`` becomes ``e_k``.
+
+    These are the Iris targets of Damião's *Boosted Neural Networks*.
+    """
     y = np.asarray(y)
     if y.ndim != 1 or not np.issubdtype(y.dtype, np.integer) or (y.size and y.min() < 0):
         raise ValueError("y must be a 1-d array of non-negative integer class codes")

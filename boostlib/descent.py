@@ -1,6 +1,7 @@
 r"""Gradient descent in parameter space and in function space (chapters 1 and 2).
 
-Both are the same loop, seed 002's update with an exact line search:
+Both are the same loop, the update of Lei Mao's *Gradient Boosting Machine* with an exact
+line search:
 
 * **parameter space** (chapter 1): the model is ``F(x; P)``, the objective
   ``Φ(P) = E[L(y, F(x; P))]``; ``g_t = ∇Φ(P_{t−1})`` (eq. ``param-gradient``),

@@ -7,11 +7,13 @@ weighted least-squares problem ``min_a Σ w_i (z_i − h(x_i; a))²``.
 =====================  ===========  ======  ===================================
 name                   target z     weight  known as
 =====================  ===========  ======  ===================================
-``gradient``           ``−g``       1       Friedman (2001); seed 000 "gbm"
+``gradient``           ``−g``       1       Friedman (2001); R code "gbm"
 ``newton``             ``−g/h``     ``h``   second-order Taylor step; XGBoost, λ=0
-``newton_unweighted``  ``−g/h``     1       seed 000 "nbm_2"
-``newton_raphson``     ``−L/g``     1       seed 000 "nbm_1" (root of L)
+``newton_unweighted``  ``−g/h``     1       R code "nbm_2"
+``newton_raphson``     ``−L/g``     1       R code "nbm_1" (root of L)
 =====================  ===========  ======  ===================================
+
+The R code is that of the *Newton Boosting* blog post (chapter 4).
 
 Why ``newton`` is weighted (chapter 4, eq. ``taylor-complete-square``): the
 second-order expansion ``Σ g u + ½ h u²`` equals ``½ Σ h (u + g/h)²`` up to a

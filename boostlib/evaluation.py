@@ -1,6 +1,7 @@
-r"""What seed 000 computes after training: a threshold, a confusion table, scores (chapter 4).
+r"""What the *Newton Boosting* post computes after training: a threshold, a confusion table,
+scores (chapter 4).
 
-Seed 000 (``nbm_v0``) turns the raw score ``F`` into a class with a threshold
+Its R code (``nbm_v0``) turns the raw score ``F`` into a class with a threshold
 ``t`` chosen on the training data, and reports precision, recall, F1 and
 accuracy on train and test, the test score accumulated tree by tree. Its
 helpers ``F1score`` and ``binaryEvalMetric`` are not in the text; these are

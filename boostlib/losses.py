@@ -291,7 +291,7 @@ class _HalfLogOdds(Loss):
 class BinomialDeviance(_HalfLogOdds):
     r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
 
-    ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (seed 000's loss,
+    ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (the *Newton Boosting* post's loss,
     Friedman 2001 §4.5). With ``s = σ(−2yF)``:
     ``g = −2 y s`` and ``h = 4 s (1 − s)`` (exact, using ``y² = 1``).
     Optimal constant: ``½ log(p̄ / (1 − p̄))`` with ``p̄`` the rate of ``y = 1``.
@@ -341,7 +341,7 @@ class Exponential(_HalfLogOdds):
 
 
 class Quadratic(Loss):
-    r"""Multi-output quadratic loss ``L = (y − F)ᵀ(y − F)`` (seed 001).
+    r"""Multi-output quadratic loss ``L = (y − F)ᵀ(y − F)`` (Damião's *Boosted Neural Networks*).
 
     ``y`` and ``F`` have shape ``(n, K)``. No ½ in front, as in the source:
     ``g = −2 (y − F)``, ``H = 2 I`` (exact), so the Newton direction

@@ -17,7 +17,8 @@ name                rule
 ==================  =====================================================
 
 For quadratic loss the first Newton iteration is already exact: it is the
-closed-form step ``γ = Σ (y − F)ᵀu / Σ uᵀu`` of seed 001 (chapter 5).
+closed-form step ``ρ = Σ (y − F)ᵀu / Σ uᵀu`` of Damião's *Boosted Neural Networks*
+(chapter 5; the report calls it γ).
 Every ``ρ`` is kept in ``[−RHO_MAX, RHO_MAX]``: on separable data the exact
 line search would otherwise run off to infinity (chapter 4).
 """
@@ -130,7 +131,7 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
 
     ``φ′(ρ) = Σ w gᵀu`` and ``φ″(ρ) = Σ w uᵀHu`` at ``F + ρu``. From ``ρ = 0``
     the first iteration is ``−Σ w gᵀu / Σ w uᵀHu``, exact for quadratic loss
-    (the closed-form γ). A step that raises the loss by more than rounding
+    (the report's closed-form step). A step that raises the loss by more than rounding
     is halved, so the iterations never go uphill; ``max_iter=1`` gives the
     one-step value.
     """

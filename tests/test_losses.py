@@ -271,14 +271,16 @@ def test_exponential_loss_is_clipped_where_its_exponent_would_overflow():
                          ids=lambda v: v.name)
 def test_optimal_constant_of_one_class_is_finite(loss):
     """All labels of one class: the best constant is at infinity; the rate is clipped to
-    [1e−15, 1 − 1e−15] (P_CLIP), so the start is a large finite score of the right sign."""
+    [1e−15, 1 − 1e−15] (P_CLIP; softmax's class shares to [eps, 1 − eps] as scikit-learn
+    clips its prior), so the start is a large finite score of the right sign."""
     negative, positive = (np.eye(3)[[0] * 5], np.eye(3)[[2] * 5]) if loss.vector else (
         np.full(5, float(loss.labels[0])), np.full(5, float(loss.labels[1])))
     low, high = loss.optimal_constant(negative), loss.optimal_constant(positive)
     assert np.all(np.isfinite(low)) and np.all(np.isfinite(high))
-    if loss.vector:  # log(1e−15) for the absent classes, centred
-        np.testing.assert_allclose(high[2] - high[0], -np.log(1e-15), rtol=1e-12)
-        np.testing.assert_allclose(low[0] - low[1], -np.log(1e-15), rtol=1e-12)
+    if loss.vector:  # log(eps) for the absent classes, centred
+        eps = np.finfo(np.float64).eps
+        np.testing.assert_allclose(high[2] - high[0], np.log(1 - eps) - np.log(eps), rtol=1e-12)
+        np.testing.assert_allclose(low[0] - low[1], np.log(1 - eps) - np.log(eps), rtol=1e-12)
     else:
         scale = 1.0 if isinstance(loss, LogLoss) else 0.5
         np.testing.assert_allclose([low, high], scale * logit([1e-15, 1 - 1e-15]), rtol=1e-12)
