@@ -1,16 +1,17 @@
 r"""Split finding: the best bin boundary of a node by XGBoost's gain (chapter 8).
 
-Fitting a leaf value ``v`` to the node's rows by weighted least squares with an
-L2 penalty, ``Σ w (z − v)² + λ v²``, gives ``v = Σ w z / (Σ w + λ)`` and lowers
+Fitting a leaf value ``γ`` to the node's rows by weighted least squares with an
+L2 penalty, ``Σ w (z − γ)² + λ γ²``, gives ``γ = Σ w z / (Σ w + λ)`` and lowers
 the sum by ``(Σ w z)² / (Σ w + λ)``. With ``G = −Σ w z`` and ``H = Σ w``
 (``= Σ g`` and ``Σ h`` under the Newton direction) that is XGBoost's
 
-    leaf value   v* = −G / (H + λ)                              (eq. leaf-weight)
-    split gain   Δ = G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)    (eq. split-gain)
+    leaf value   γ* = −G / (H + λ)                       (eq. eq-hist-leaf-value)
+    split gain   Δ = G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)    (eq. eq-hist-gain)
 
 The paper (Chen & Guestrin, 2016) writes the gain with a factor ½ and the
-split penalty subtracted; XGBoost's code and this module compare the
-un-halved ``Δ`` with ``min_split_gain`` (XGBoost's ``gamma``).
+price per leaf τ subtracted (eq. eq-hist-gain-paper); XGBoost's code and this
+module compare the un-halved ``Δ`` with ``min_split_gain`` (XGBoost's ``gamma``,
+which is 2τ).
 
 A candidate is valid when both children keep ``≥ min_samples_leaf`` rows and
 ``Σ w ≥ min_child_weight`` (and ``Σ w > 0``). Rows with a missing value go
@@ -27,7 +28,7 @@ __all__ = ["best_split", "gain", "leaf_value"]
 
 @njit(cache=True, nogil=True)
 def leaf_value(sum_wz, sum_w, l2_regularization):
-    """``v* = Σ w z / (Σ w + λ) = −G/(H + λ)`` (eq. leaf-weight); 0 for an empty node."""
+    """``γ* = Σ w z / (Σ w + λ) = −G/(H + λ)`` (eq. eq-hist-leaf-value); 0 for an empty node."""
     denominator = sum_w + l2_regularization
     return sum_wz / denominator if denominator > 0 else 0.0
 
