@@ -8,23 +8,16 @@ integer weights as repeated rows, zero weights as removed rows; bad weights refu
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
-from sklearn.datasets import make_classification, make_friedman1, make_hastie_10_2
+from sklearn.datasets import make_classification, make_friedman1
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeRegressor
+from test_equivalence import CLASSIFICATION, REGRESSION, assert_same_at_every_stage
 
 from boostlib import BoostingClassifier, BoostingRegressor
 from boostlib.losses import get_loss
 from boostlib.trees import HistTreeRegressor
 
-REGRESSION = {
-    "friedman1": make_friedman1(n_samples=400, noise=1.0, random_state=0),
-    "friedman1-wide": make_friedman1(n_samples=300, n_features=20, random_state=1),
-}
-CLASSIFICATION = {
-    "hastie": make_hastie_10_2(n_samples=600, random_state=0),
-    "classification": make_classification(n_samples=500, n_features=8, random_state=3),
-}
 FOUR = make_classification(n_samples=400, n_features=8, n_informative=5, n_classes=4,
                            random_state=5)
 
@@ -35,12 +28,6 @@ def weights(n, seed, zeros=0.0):
     w = np.exp(rng.uniform(np.log(0.1), np.log(3.0), n))
     w[rng.uniform(size=n) < zeros] = 0.0
     return w
-
-
-def assert_same_at_every_stage(ours, theirs):
-    for m, (F_ours, F_theirs) in enumerate(zip(ours, theirs, strict=True)):
-        np.testing.assert_allclose(np.ravel(F_ours), np.ravel(F_theirs), rtol=0, atol=1e-10,
-                                   err_msg=f"stage {m + 1}")
 
 
 @pytest.mark.parametrize("zeros", [0.0, 0.2])
