@@ -266,7 +266,8 @@ class _Boosting(BaseEstimator):
                 "regressor whose tags say allow_nan (HistGradientBoostingRegressor); or "
                 "impute first (sklearn.impute)."
             )
-        self._has_nan = has_nan
+        if kwargs.get("reset", True):  # fit: the learners are told (predict changes nothing)
+            self._has_nan = has_nan
         return X_or_Xy
 
     def _check_sample_weight(self, sample_weight, X):
@@ -591,7 +592,8 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     steps_ : ndarray of shape (n_estimators_,)
         The steps ``ρ_m``.
     train_loss_ : ndarray of shape (n_estimators_ + 1,)
-        The mean training loss after ``F_0`` and after every stage.
+        The mean training loss after ``F_0`` and after every stage; with
+        ``sample_weight``, the weighted mean ``Σ s L / Σ s``.
     init_ : estimator
         The fitted initial model: ``F_0(x) = init_step_ · init_.predict(x)``.
     init_step_ : float
@@ -603,6 +605,13 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     binner_ : Binner or None
         With a learner that bins ``X`` (:class:`~boostlib.trees.HistTreeRegressor`):
         the bins every stage shares, made once per fit; else None.
+    feature_importances_ : ndarray of shape (n_features,)
+        Friedman's relative influence ``I_j²`` of each feature, summing to 1:
+        the improvements of the splits on ``j``, per tree over its root's
+        weight, averaged over the trees, as scikit-learn's gradient boosting
+        computes it (chapter 10). Tree learners only. Measured on the training
+        data, it favours features with many distinct values; permutation
+        importance on held-out data does not.
     """
 
     def __init__(

@@ -107,4 +107,6 @@ def test_data_without_nan_fits_as_before():
     model = BoostingRegressor(n_estimators=5, random_state=0).fit(X, y)
     assert model._has_nan is False
     X[0, 0] = np.nan
+    assert np.all(np.isfinite(model.predict(X)))
+    assert model._has_nan is False  # predicting changes nothing in the model
     assert BoostingRegressor(n_estimators=5, random_state=0).fit(X, y)._has_nan is True
