@@ -32,6 +32,7 @@ from it — so the same configuration reproduces
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 import re
 import time
@@ -46,9 +47,14 @@ from sklearn.ensemble._gradient_boosting import _random_sample_mask
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    has_fit_parameter,
+    validate_data,
+)
 
 from .directions import get_direction
 from .losses import Coordinate, Loss, Softmax, get_loss
@@ -112,6 +118,31 @@ def _object_array(rows, K):
         for k, learner in enumerate(row):
             array[m, k] = learner  # one by one: a learner may look like a sequence
     return array
+
+
+def _takes_bag(step):
+    """Whether a step rule takes ``bag=`` (leaf_newton does; a user's callable may not)."""
+    try:
+        return "bag" in inspect.signature(step).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _tree_importances(learner, n_features):
+    """One tree's unnormalised ``I_j²``: each feature's summed split improvement / root ``Σ w``."""
+    tree = getattr(learner, "tree_", None)
+    if tree is None:
+        raise AttributeError(
+            f"feature_importances_ needs tree learners (with tree_); {type(learner).__name__} "
+            "has no splits to credit. Use sklearn.inspection.permutation_importance instead."
+        )
+    if hasattr(tree, "compute_feature_importances"):  # scikit-learn's trees
+        return tree.compute_feature_importances(normalize=False)
+    internal = tree.children_left != -1  # boostlib's Tree: the split gains Δ
+    total = np.bincount(tree.feature[internal], weights=tree.gain[internal],
+                        minlength=n_features).astype(np.float64)
+    root = tree.weighted_n_node_samples[0]
+    return total / root if root > 0 else total
 
 
 class _Boosting(BaseEstimator):
@@ -189,6 +220,7 @@ class _Boosting(BaseEstimator):
             raise ValueError(f"learner must be a scikit-learn regressor, got {self.learner!r}")
         self._direction = get_direction(self.direction)
         self._step = get_step(self.step)
+        self._step_takes_bag = _takes_bag(self._step)
         try:
             self._init_step = self._step if self.init_step is None else get_step(self.init_step)
         except ValueError as exc:
@@ -214,8 +246,53 @@ class _Boosting(BaseEstimator):
         return np.float32 if self._tree_kwargs else "numeric"
 
     def _allow_nan(self):
-        """NaN in X reaches the learners only when they bin it (a NaN bin of their own)."""
-        return "allow-nan" if self._bins_X else True
+        """Whether the learner takes NaN in X (its scikit-learn tags say so).
+
+        scikit-learn's trees and boostlib's HistTreeRegressor do; ±inf is refused either way.
+        """
+        return bool(get_tags(self._prototype).input_tags.allow_nan)
+
+    def _check_X(self, X, **kwargs):
+        """``validate_data`` with NaN let through when the learner handles it, else named."""
+        X_or_Xy = validate_data(self, X, dtype=self._input_dtype(), order="C",
+                                ensure_all_finite="allow-nan", **kwargs)
+        X_checked = X_or_Xy[0] if isinstance(X_or_Xy, tuple) else X_or_Xy
+        has_nan = X_checked.dtype.kind == "f" and bool(np.isnan(X_checked).any())
+        if has_nan and not self._allow_nan():
+            raise ValueError(
+                f"Input X contains NaN, and learner={self._prototype!r} does not accept "
+                "missing values. Learners that do: scikit-learn's DecisionTreeRegressor "
+                "(the default) and ExtraTreeRegressor, boostlib's HistTreeRegressor, and any "
+                "regressor whose tags say allow_nan (HistGradientBoostingRegressor); or "
+                "impute first (sklearn.impute)."
+            )
+        if kwargs.get("reset", True):  # fit: the learners are told (predict changes nothing)
+            self._has_nan = has_nan
+        return X_or_Xy
+
+    def _check_sample_weight(self, sample_weight, X):
+        """``w`` as float64 of shape (n,): finite, ≥ 0, not all zero; None stays None.
+
+        A ``ValueError`` names ``sample_weight``.
+        """
+        if sample_weight is None:
+            return None
+        try:
+            w = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                     ensure_non_negative=True, allow_all_zero_weights=True)
+        except ValueError as exc:
+            text = str(exc)
+            raise ValueError(text if "sample_weight" in text else f"sample_weight: {text}") \
+                from exc
+        if not np.sum(w) > 0:
+            raise ValueError("sample_weight sums to zero: at least one sample needs a "
+                             "positive weight")
+        if not has_fit_parameter(self._prototype, "sample_weight"):
+            raise ValueError(
+                f"sample_weight reaches every learner's fit, but learner={self._prototype!r} "
+                "takes no sample_weight"
+            )
+        return w
 
     def _learner_input(self, X):
         """``X`` as the learners read it: binned once (with ``binner_``), or unchanged."""
@@ -232,8 +309,9 @@ class _Boosting(BaseEstimator):
 
     def _fit_learner(self, learner, X, z, w):
         """Fit ``h(x; a)`` to target ``z`` by (weighted) least squares; return ``u``."""
-        kwargs = dict(self._tree_kwargs) if np.all(w == 1.0) else dict(
-            sample_weight=w, **self._tree_kwargs)
+        # a scikit-learn tree finds the features with NaN only when it checks its input
+        tree_kwargs = {} if self._has_nan else self._tree_kwargs
+        kwargs = dict(tree_kwargs) if np.all(w == 1.0) else dict(sample_weight=w, **tree_kwargs)
         if self._bins_X:  # HistTreeRegressor: u read off the fit (each row's leaf is known)
             u = np.asarray(learner.fit_predict(X, z, **kwargs), dtype=float)
             return u.reshape(len(X), -1) if self.loss_.vector else u
@@ -246,25 +324,43 @@ class _Boosting(BaseEstimator):
         return u.reshape(len(X), -1) if self.loss_.vector else u.reshape(len(X))
 
     # -- the loop ---------------------------------------------------------
-    def _fit_boosting(self, X, Y, stratify=None):
-        """Fit on internal targets ``Y`` (the loss's convention). Sets the fitted attributes."""
+    def _fit_boosting(self, X, Y, stratify=None, sample_weight=None):
+        """Fit on internal targets ``Y`` (the loss's convention). Sets the fitted attributes.
+
+        ``sample_weight`` (``s``, validated, or None) multiplies every sample's
+        loss: the learners are fitted with weights ``w s`` (``w s · bag`` when
+        subsampling, as scikit-learn combines them), the steps, ``F_0``, the
+        validation loss and ``train_loss_`` are weighted by ``s``.
+        """
         loss = self.loss_
+        s = s_val = None
         if self.n_iter_no_change is not None:
-            X, X_val, Y, Y_val = train_test_split(
-                X, Y, random_state=self.random_state, test_size=self.validation_fraction,
-                stratify=stratify,
-            )
+            if sample_weight is None:
+                X, X_val, Y, Y_val = train_test_split(
+                    X, Y, random_state=self.random_state, test_size=self.validation_fraction,
+                    stratify=stratify,
+                )
+            else:  # the same split (the same permutation), the weights split with it
+                X, X_val, Y, Y_val, s, s_val = train_test_split(
+                    X, Y, sample_weight, random_state=self.random_state,
+                    test_size=self.validation_fraction, stratify=stratify,
+                )
+                if not np.sum(s) > 0:
+                    raise ValueError("sample_weight: every sample left for training after "
+                                     "the validation split has weight 0")
+        else:
+            s = sample_weight
         n = len(X)
         rng = check_random_state(self.random_state)
         binner = None
         if self._bins_X:  # binned once here; every stage's learner reuses the bins
-            X = self._prototype.bin(X)
+            X = self._prototype.bin(X, s)  # rows of weight 0 place no thresholds
             binner = X.binner
             if self.n_iter_no_change is not None:
                 X_val = binner.transform(X_val)
         self.binner_ = binner
-        F = self._fit_init(X, Y, rng)
-        self.estimators_, steps, losses = [], [], [loss.mean(Y, F)]
+        F = self._fit_init(X, Y, rng, s)
+        self.estimators_, steps, losses = [], [], [loss.mean(Y, F, s)]
         n_inbag = max(1, int(self.subsample * n))
         bag = None
         if self.n_iter_no_change is not None:
@@ -278,18 +374,24 @@ class _Boosting(BaseEstimator):
         for m in range(self.n_estimators):
             if self.subsample < 1.0:
                 bag = _random_sample_mask(n, n_inbag, rng).astype(float)
+            # the weight of every sample's loss this stage: s, the bag, or both
+            weight = bag if s is None else (s if bag is None else s * bag)
+            # with weights, rows of weight 0 in the bag still take part (scikit-learn's sums)
+            self._bag_kwargs = {} if s is None or not self._step_takes_bag else {
+                "bag": np.ones(n, dtype=bool) if bag is None else bag > 0}
             if self._per_class:
-                learner, rho, update = self._fit_stage_per_class(X, Y, F, bag, rng)
+                learner, rho, update = self._fit_stage_per_class(X, Y, F, weight, rng)
             else:
                 z, w = self._direction(loss, Y, F)
                 learner = self._new_learner(rng)
-                u = self._fit_learner(learner, X, z, w if bag is None else w * bag)
-                rho, u = self._step(loss, Y, F, u, sample_weight=bag, learner=learner, X=X)
+                u = self._fit_learner(learner, X, z, w if weight is None else w * weight)
+                rho, u = self._step(loss, Y, F, u, sample_weight=weight, learner=learner, X=X,
+                                    **self._bag_kwargs)
                 update = self.learning_rate * rho * u
             F = F + update
             self.estimators_.append(learner)
             steps.append(rho)
-            losses.append(loss.mean(Y, F))
+            losses.append(loss.mean(Y, F, s))
             if self.verbose:
                 print(f"{m + 1:>10d} {losses[-1]:>16.4f} {np.mean(rho):>12.4g} "
                       f"{time.perf_counter() - start:>9.2f}s")
@@ -297,7 +399,7 @@ class _Boosting(BaseEstimator):
                 # scikit-learn's rule: stop unless the validation loss beats
                 # one of the last n_iter_no_change values by more than tol
                 F_val = F_val + self._stage_output(rho, learner, X_val)
-                val_loss = factor * loss.mean(Y_val, F_val)
+                val_loss = factor * loss.mean(Y_val, F_val, s_val)
                 if np.any(val_loss + val_tol < history):
                     history[m % len(history)] = val_loss
                 else:
@@ -311,22 +413,23 @@ class _Boosting(BaseEstimator):
             self.estimators_ = _object_array(self.estimators_, Y.shape[1])
         return self
 
-    def _fit_stage_per_class(self, X, Y, F, bag, rng):
+    def _fit_stage_per_class(self, X, Y, F, weight, rng):
         """Steps a–c once per class ``k``, all at the stage start ``F`` (Friedman's Algorithm 6).
 
         Learner ``k`` is fitted to the direction of the scalar loss
         ``F_k ↦ L(y, F)`` (:class:`~boostlib.losses.Coordinate`: gradient
         ``g_k``, Hessian ``H_kk``) and stepped along it. Returns the ``K``
         learners, their steps ``ρ_k`` and the update ``ν ρ_k u_k``, column by column.
+        ``weight`` is the stage's sample weight (sample_weight times the bag) or None.
         """
         learners, rhos, update = [], [], np.zeros_like(F)
         for k, coordinate in enumerate(Coordinate.per_class(self.loss_, Y, F)):
             y_k, F_k = Y[:, k], F[:, k]
             z, w = self._direction(coordinate, y_k, F_k)
             learner = self._new_learner(rng)
-            u = self._fit_learner(learner, X, z, w if bag is None else w * bag).reshape(len(X))
-            rho, u = self._step(coordinate, y_k, F_k, u, sample_weight=bag, learner=learner,
-                                X=X)
+            u = self._fit_learner(learner, X, z, w if weight is None else w * weight)
+            rho, u = self._step(coordinate, y_k, F_k, u.reshape(len(X)), sample_weight=weight,
+                                learner=learner, X=X, **self._bag_kwargs)
             update[:, k] = self.learning_rate * rho * u
             learners.append(learner)
             rhos.append(rho)
@@ -341,21 +444,27 @@ class _Boosting(BaseEstimator):
             for rho_k, h_k in zip(rho, learner, strict=True)
         ])
 
-    def _fit_init(self, X, Y, rng):
+    def _fit_init(self, X, Y, rng, sample_weight=None):
         """``F_0``: optimal constant, zero, or ``ρ_0 h_0(x)`` with ``h_0`` fitted to ``y``.
 
         ``ρ_0`` comes from the ``init_step`` rule (by default the stages' step rule).
+        With ``sample_weight`` ``s``: ``argmin_c Σ s L(y, c)``, or ``h_0`` fitted with
+        weights ``s`` and ``ρ_0`` weighted by them.
         """
         loss = self.loss_
+        s = sample_weight
         if self.init == "learner":
             learner = self._new_learner(rng)
-            u = self._fit_learner(learner, X, Y, np.ones(len(Y)))
+            u = self._fit_learner(learner, X, Y, np.ones(len(Y)) if s is None else s)
             F_zero = np.zeros_like(u)
-            rho, u = self._init_step(loss, Y, F_zero, u, sample_weight=None, learner=learner,
+            rho, u = self._init_step(loss, Y, F_zero, u, sample_weight=s, learner=learner,
                                      X=X)
             self.init_, self.init_step_ = learner, rho
             return rho * u
-        c = loss.optimal_constant(Y) if self.init == "constant" else np.zeros(Y.shape[1:])
+        if self.init == "constant":
+            c = loss.optimal_constant(Y) if s is None else loss.optimal_constant(Y, s)
+        else:
+            c = np.zeros(Y.shape[1:])
         target = np.broadcast_to(c, Y.shape).astype(float)
         self.init_ = DummyRegressor(strategy="constant", constant=c).fit(X[:1], target[:1])
         self.init_step_ = 1.0
@@ -375,11 +484,54 @@ class _Boosting(BaseEstimator):
             F += self._stage_output(rho, learner, X)
         return F
 
+    # -- reading the model ------------------------------------------------
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # NaN in X is fine exactly when the learner takes it (the default tree does)
+        learner = self.learner if self.learner is not None else DecisionTreeRegressor()
+        try:
+            tags.input_tags.allow_nan = bool(get_tags(learner).input_tags.allow_nan)
+        except (AttributeError, TypeError):
+            tags.input_tags.allow_nan = False
+        return tags
+
+    @property
+    def feature_importances_(self):
+        r"""Friedman's relative influence of each feature, normalised to sum to 1 (chapter 10).
+
+        For one tree ``T``, ``I_j²(T) = Σ_t î_t² 1(v_t = j)`` over its internal
+        nodes ``t`` that split on feature ``j``, with ``î_t²`` the node's
+        improvement in weighted squared error, ``w_t imp_t − w_l imp_l − w_r imp_r``
+        (Friedman 2001, §8.1; ESL eq. 10.42), divided by the root's ``Σ w``. The
+        boosted model's influence is the mean over its trees, then normalised
+        — as scikit-learn's gradient boosting computes it (trees that are a
+        single leaf left out), so on the same model the two agree.
+
+        For :class:`~boostlib.trees.HistTreeRegressor` learners ``î_t²`` is the
+        split's gain ``Δ`` (chapter 8), the same improvement (with ``λ = 0``; the
+        penalised one otherwise, XGBoost's ``total_gain``). The initial model
+        ``F_0`` is not counted.
+
+        Impurity-based importances are computed on the training data and
+        favour features with many distinct values (high cardinality), which
+        offer more split points to fit noise with; permutation importance on
+        held-out data (``sklearn.inspection.permutation_importance``) does not
+        share this bias. Raises ``AttributeError`` when the learners are not trees.
+        """
+        check_is_fitted(self, "estimators_")
+        trees = [learner for learner in np.ravel(np.asarray(self.estimators_, dtype=object))]
+        per_tree = [_tree_importances(learner, self.n_features_in_) for learner in trees]
+        relevant = [imp for learner, imp in zip(trees, per_tree, strict=True)
+                    if learner.tree_.node_count > 1]
+        if not relevant:  # every tree is a single leaf
+            return np.zeros(self.n_features_in_, dtype=np.float64)
+        mean = np.mean(relevant, axis=0, dtype=np.float64)
+        return mean / np.sum(mean)
+
     def _validate_X(self, X):
         """``X`` checked against the fit, then as the learners read it (binned once)."""
         check_is_fitted(self, "estimators_")
-        X = validate_data(self, X, reset=False, dtype=self._input_dtype(), order="C",
-                          ensure_all_finite=self._allow_nan())
+        X = self._check_X(X, reset=False)
         return self._learner_input(X)
 
 
@@ -440,7 +592,8 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     steps_ : ndarray of shape (n_estimators_,)
         The steps ``ρ_m``.
     train_loss_ : ndarray of shape (n_estimators_ + 1,)
-        The mean training loss after ``F_0`` and after every stage.
+        The mean training loss after ``F_0`` and after every stage; with
+        ``sample_weight``, the weighted mean ``Σ s L / Σ s``.
     init_ : estimator
         The fitted initial model: ``F_0(x) = init_step_ · init_.predict(x)``.
     init_step_ : float
@@ -452,6 +605,13 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     binner_ : Binner or None
         With a learner that bins ``X`` (:class:`~boostlib.trees.HistTreeRegressor`):
         the bins every stage shares, made once per fit; else None.
+    feature_importances_ : ndarray of shape (n_features,)
+        Friedman's relative influence ``I_j²`` of each feature, summing to 1:
+        the improvements of the splits on ``j``, per tree over its root's
+        weight, averaged over the trees, as scikit-learn's gradient boosting
+        computes it (chapter 10). Tree learners only. Measured on the training
+        data, it favours features with many distinct values; permutation
+        importance on held-out data does not.
     """
 
     def __init__(
@@ -479,23 +639,26 @@ class BoostingRegressor(RegressorMixin, _Boosting):
             verbose=verbose,
         )
 
-    def fit(self, X, y):
-        """Fit the boosted model to ``X`` of shape (n, d) and ``y`` of shape (n,) or (n, K)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit the boosted model to ``X`` of shape (n, d) and ``y`` of shape (n,) or (n, K).
+
+        ``sample_weight`` (n,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
+        loss everywhere, ``Σ s L(y, F)`` (zero weights allowed, not all zero).
+        ``X`` may hold NaN when the learner accepts it (the default tree does).
+        """
         self._check_params()
         loss = get_loss(self.loss)
         if loss.labels is not None:
             raise ValueError(f"loss={loss.name!r} is a classification loss; use BoostingClassifier")
         self._prepare_learners()
         try:
-            X, y = validate_data(
-                self, X, y, y_numeric=True, multi_output=loss.vector,
-                dtype=self._input_dtype(), order="C", ensure_all_finite=self._allow_nan(),
-            )
+            X, y = self._check_X(X, y=y, y_numeric=True, multi_output=loss.vector)
         except ValueError as exc:
             raise _naming_data(exc, "X and y") from exc
+        sample_weight = self._check_sample_weight(sample_weight, X)
         self._y_2d = np.ndim(y) == 2
         self.loss_ = loss
-        return self._fit_boosting(X, loss_targets(self, y))
+        return self._fit_boosting(X, loss_targets(self, y), sample_weight=sample_weight)
 
     def _output(self, F):
         return F if self._y_2d or not self.loss_.vector else F[:, 0]
@@ -568,17 +731,23 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         )
         self.multiclass = multiclass
 
-    def fit(self, X, y):
-        """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes).
+
+        ``sample_weight`` (n,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
+        loss everywhere (class weights: ``s_i`` = the weight of ``y_i``'s class,
+        e.g. ``sklearn.utils.class_weight.compute_sample_weight``). ``X`` may hold
+        NaN when the learner accepts it (the default tree does).
+        """
         self._check_params()
         if not isinstance(self.multiclass, str) or self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass={self.multiclass!r} is not one of {list(MULTICLASS)}")
         self._prepare_learners()
         try:
-            X, y = validate_data(self, X, y, dtype=self._input_dtype(), order="C",
-                                 ensure_all_finite=self._allow_nan())
+            X, y = self._check_X(X, y=y)
         except ValueError as exc:
             raise _naming_data(exc, "X and y") from exc
+        sample_weight = self._check_sample_weight(sample_weight, X)
         try:
             check_classification_targets(y)
         except ValueError as exc:
@@ -592,6 +761,9 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
                 "a classifier needs at least 2 classes"
             )
         codes = encoder.transform(y)
+        if sample_weight is not None and np.count_nonzero(
+                np.bincount(codes, weights=sample_weight, minlength=K)) < 2:
+            raise ValueError("sample_weight leaves fewer than 2 classes with a positive weight")
         loss = get_loss(self.loss)
         if loss.name == "log_loss" and K > 2:
             loss = Softmax()
@@ -601,7 +773,8 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
             raise ValueError(f"loss={loss.name!r} is binary only, but y has {K} classes")
         self.loss_ = loss
         self._per_class = loss.vector and self.multiclass == "per_class"
-        return self._fit_boosting(X, loss_targets(self, y), stratify=codes)
+        return self._fit_boosting(X, loss_targets(self, y), stratify=codes,
+                                  sample_weight=sample_weight)
 
     def decision_function(self, X):
         """The raw score ``F_M(x)``: shape (n,) for two classes, (n, K) for more."""

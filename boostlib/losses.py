@@ -57,6 +57,16 @@ def _average(values, sample_weight):
     return np.average(values, axis=0, weights=sample_weight)
 
 
+def _weighted_shares(codes, K, sample_weight):
+    """The weighted share of each class ``k < K`` among integer ``codes``, ``Σ_{y=k} w / Σ w``.
+
+    Summed as scikit-learn's ``DummyClassifier(strategy="prior")`` sums them (``np.bincount``),
+    so that weighted fits start where its gradient boosting starts, to the last bit.
+    """
+    counts = np.bincount(np.asarray(codes, dtype=np.intp), weights=sample_weight, minlength=K)
+    return counts / counts.sum()
+
+
 def _compiled(method, y, F):
     """``method(y, F)`` of a scikit-learn compiled loss, for arrays of any matching shape.
 
@@ -164,7 +174,10 @@ class SquaredError(Loss):
 class AbsoluteError(Loss):
     r"""Absolute error ``L = |y − F|``.
 
-    ``g = sign(F − y)``; the Hessian is zero wherever it exists (``F ≠ y``),
+    ``g = sign(F − y)``, and at the kink ``F = y`` the subgradient ``−1``
+    (any value in ``[−1, 1]`` is one; ``−1`` is scikit-learn's, and a weighted
+    fit starts at a weighted median, which is one of the ``y``: with it the
+    first tree is scikit-learn's); the Hessian is zero wherever it exists (``F ≠ y``),
     so :meth:`hessian` returns zeros and Newton directions are undefined.
     Optimal constant: a median of ``y``; ``np.median`` (the midpoint of the
     two middle values) without weights, the lower weighted median with them,
@@ -180,7 +193,7 @@ class AbsoluteError(Loss):
         return np.abs(y - F)
 
     def gradient(self, y, F):
-        return np.sign(F - y)
+        return np.where(F > y, 1.0, -1.0)  # −1 at F = y, as scikit-learn's AbsoluteError
 
     def hessian(self, y, F):
         return np.zeros_like(F, dtype=float)
@@ -261,8 +274,12 @@ class LogLoss(Loss):
         return expit(F) * expit(-F)
 
     def optimal_constant(self, y, sample_weight=None):
-        p = np.clip(_average(y, sample_weight), P_CLIP, 1 - P_CLIP)
-        return float(logit(p))
+        y = np.asarray(y)
+        if sample_weight is None or not np.isin(y, (0, 1)).all():
+            p = _average(y, sample_weight)
+        else:
+            p = _weighted_shares(y, 2, sample_weight)[1]
+        return float(logit(np.clip(p, P_CLIP, 1 - P_CLIP)))
 
     def predict_proba(self, F):
         """Probability of the positive class, ``σ(F)``."""
@@ -280,8 +297,12 @@ class _HalfLogOdds(Loss):
     labels = (-1, 1)
 
     def optimal_constant(self, y, sample_weight=None):
-        p = np.clip(_average((np.asarray(y) + 1) / 2, sample_weight), P_CLIP, 1 - P_CLIP)
-        return float(0.5 * logit(p))
+        y01 = (np.asarray(y) + 1) / 2
+        if sample_weight is None or not np.isin(y01, (0, 1)).all():
+            p = _average(y01, sample_weight)
+        else:
+            p = _weighted_shares(y01, 2, sample_weight)[1]
+        return float(0.5 * logit(np.clip(p, P_CLIP, 1 - P_CLIP)))
 
     def predict_proba(self, F):
         """Probability of the positive class, ``σ(2F)``."""
@@ -409,7 +430,13 @@ class Softmax(Loss):
         return p * (1 - p)
 
     def optimal_constant(self, y, sample_weight=None):
-        share = np.clip(_average(y, sample_weight), SHARE_CLIP, 1 - SHARE_CLIP)
+        y = np.asarray(y, dtype=float)
+        codes = y.argmax(axis=1)
+        if sample_weight is None or not np.array_equal(y, np.eye(y.shape[1])[codes]):
+            share = _average(y, sample_weight)
+        else:
+            share = _weighted_shares(codes, y.shape[1], sample_weight)
+        share = np.clip(share, SHARE_CLIP, 1 - SHARE_CLIP)
         return MultinomialLogit().link(share[None, :])[0]
 
     def predict_proba(self, F):

@@ -162,7 +162,7 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
     return rho, u
 
 
-def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
+def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=None):
     """One value per tree leaf: Friedman's TreeBoost (Algorithm 1, steps 4–5; chapter 3).
 
     For a loss with a positive Hessian each leaf ``R`` gets one Newton step,
@@ -183,6 +183,12 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
     ``newton_raphson``'s) gets ``γ_R``. For the other scalar losses each
     leaf's ``γ_R`` is computed in scikit-learn's order of arithmetic (see
     :func:`_leaf_newton_value`): subsampled fits then grow bit-identical trees.
+
+    ``bag`` (boolean, shape (n,)) marks the rows that take part in the stage
+    (the subsample); None: the rows of positive weight. The boosting loop
+    passes it with sample weights: a row of weight 0 inside the bag joins its
+    leaf's sums with weight 0, as in scikit-learn, whose sums it then repeats bit
+    for bit (the value is the same; only the rounding of the sums would differ).
     """
     tree = getattr(learner, "tree_", None)
     if tree is None or X is None:
@@ -191,6 +197,7 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
             f"DecisionTreeRegressor; got {type(learner).__name__}"
         )
     w = np.ones(len(F)) if sample_weight is None else sample_weight
+    taking_part = w > 0 if bag is None else np.asarray(bag, dtype=bool)
     leaves = learner.apply(X)
     leaf_ids = np.flatnonzero(tree.children_left == -1)
     values = tree.value  # a view: writing to it changes the tree's predictions
@@ -218,14 +225,14 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None):
         neg_g = -loss.gradient(y, F)
         h = _leaf_hessian(loss, y, F, neg_g)
         factor = getattr(loss, "leaf_factor", 1.0)  # (K − 1)/K per softmax class
-        in_bag = np.where(w > 0, leaves, -1)
+        in_bag = np.where(taking_part, leaves, -1)
         for leaf in leaf_ids:
             inside = np.nonzero(in_bag == leaf)[0]
             values[leaf, 0, 0] = _leaf_newton_value(neg_g[inside], h[inside], w[inside], factor)
     else:
         residual = y - F
         for leaf in leaf_ids:
-            inside = (leaves == leaf) & (w > 0)
+            inside = (leaves == leaf) & taking_part
             values[leaf, 0, 0] = (
                 loss.optimal_constant(residual[inside], w[inside]) if inside.any() else 0.0
             )

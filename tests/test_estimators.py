@@ -22,15 +22,28 @@ from boostlib.datasets import one_hot
 from boostlib.directions import DIRECTIONS
 from boostlib.steps import STEPS
 
+# Integer weights against repeated rows, on scikit-learn's 15 rows × 30 features: several
+# features split the weighted rows equally well, their gains equal up to rounding, and
+# the two fits sum the same targets in another order (w·z once, or z + z + z), so the
+# tree takes another of them, which sends the rows of weight 0 elsewhere. scikit-learn
+# expects the same failure of its GradientBoosting for the same reason; boostlib's own
+# test_sample_weight.py checks the equivalence where no two splits tie.
+SAMPLE_WEIGHT_TIES = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "exact ties between splits are broken by rounding (as for GradientBoosting)",
+}
+
 
 @parametrize_with_checks(
     [BoostingRegressor(n_estimators=20), BoostingClassifier(n_estimators=20),
-     BoostingClassifier(n_estimators=20, multiclass="joint")]
+     BoostingClassifier(n_estimators=20, multiclass="joint")],
+    expected_failed_checks=lambda estimator: SAMPLE_WEIGHT_TIES,
 )
 def test_scikit_learn_estimator_checks(estimator, check):
-    """Every check scikit-learn runs; none is skipped by boostlib. scikit-learn
-    itself skips its array-API check (one per estimator) unless SCIPY_ARRAY_API=1 is set:
-    boostlib does not claim array-API support (its tags say so)."""
+    """Every check scikit-learn runs, the sample-weight checks included; one is expected
+    to fail (SAMPLE_WEIGHT_TIES). scikit-learn itself skips its array-API check (one per
+    estimator) unless SCIPY_ARRAY_API=1 is set: boostlib does not claim array-API support
+    (its tags say so)."""
     check(estimator)
 
 
@@ -306,8 +319,9 @@ def test_bad_data_raises_value_errors_naming_the_problem():
     model = BoostingClassifier(n_estimators=5)
     X_nan = X.copy()
     X_nan[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        model.fit(X_nan, y)
+    # NaN reaches a learner that takes it (the default tree); a linear one is named
+    with pytest.raises(ValueError, match="NaN.*LinearRegression"):
+        BoostingClassifier(n_estimators=5, learner=LinearRegression(), step="newton").fit(X_nan, y)
     X_inf = X.copy()
     X_inf[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity"):

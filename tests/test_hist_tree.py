@@ -275,11 +275,15 @@ def test_nan_in_a_feature_never_missing_in_training_follows_the_heavier_child():
     assert np.all(np.isfinite(model.predict(X_new)))
 
 
-def test_default_learner_still_refuses_nan():
+def test_only_learners_without_nan_support_refuse_nan():
+    """scikit-learn's tree, the default, takes NaN too (tests/test_missing_values.py)."""
+    from sklearn.linear_model import LinearRegression
+
     X, y, _, _ = integer_data(n=100)
     X[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        BoostingClassifier(n_estimators=2).fit(X, y)
+    assert np.all(np.isfinite(BoostingClassifier(n_estimators=2).fit(X, y).decision_function(X)))
+    with pytest.raises(ValueError, match="NaN.*LinearRegression"):
+        BoostingClassifier(n_estimators=2, learner=LinearRegression(), step="newton").fit(X, y)
 
 
 # -- bad input --------------------------------------------------------------------

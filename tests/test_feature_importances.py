@@ -1,0 +1,158 @@
+"""feature_importances_: Friedman's relative influence, as scikit-learn computes it."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_friedman1, make_hastie_10_2
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from sklearn.inspection import permutation_importance
+from sklearn.linear_model import LinearRegression
+from sklearn.tree import DecisionTreeRegressor
+
+from boostlib import BoostingClassifier, BoostingRegressor
+from boostlib.trees import HistTreeRegressor
+
+FRIEDMAN = make_friedman1(n_samples=400, noise=1.0, random_state=0)
+HASTIE = make_hastie_10_2(n_samples=600, random_state=0)
+FOUR = make_classification(n_samples=400, n_features=8, n_informative=5, n_classes=4,
+                           random_state=5)
+
+
+def weights(n, seed):
+    return np.exp(np.random.RandomState(seed).uniform(np.log(0.1), np.log(3.0), n))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("subsample", [1.0, 0.7])
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error"])
+def test_regressor_importances_equal_sklearns(loss, subsample, weighted):
+    X, y = FRIEDMAN
+    s = weights(len(y), 1) if weighted else None
+    kwargs = dict(loss=loss, subsample=subsample, n_estimators=60, random_state=0)
+    ours = BoostingRegressor(**kwargs).fit(X, y, sample_weight=s)
+    theirs = GradientBoostingRegressor(max_depth=3, **kwargs).fit(X, y, sample_weight=s)
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_,
+                               rtol=0, atol=1e-10)
+    assert ours.feature_importances_.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(ours.feature_importances_ >= 0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("data, loss", [("hastie", "log_loss"), ("hastie", "exponential"),
+                                        ("four", "log_loss")])
+def test_classifier_importances_equal_sklearns(data, loss, weighted):
+    X, y = HASTIE if data == "hastie" else FOUR
+    s = weights(len(y), 2) if weighted else None
+    kwargs = dict(loss=loss, subsample=0.8, n_estimators=40, random_state=1)
+    ours = BoostingClassifier(**kwargs).fit(X, y, sample_weight=s)
+    theirs = GradientBoostingClassifier(max_depth=3, **kwargs).fit(X, y, sample_weight=s)
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_,
+                               rtol=0, atol=1e-10)
+
+
+def test_importances_are_the_mean_normalised_improvement():
+    """Friedman's I_j² by hand: summed node improvements per tree, averaged, normalised."""
+    X, y = FRIEDMAN
+    model = BoostingRegressor(n_estimators=20, random_state=0).fit(X, y)
+    total = np.zeros(X.shape[1])
+    for tree in model.estimators_:
+        t = tree.tree_
+        for node in np.flatnonzero(t.children_left != -1):
+            left, right = t.children_left[node], t.children_right[node]
+            improvement = (t.weighted_n_node_samples[node] * t.impurity[node]
+                           - t.weighted_n_node_samples[left] * t.impurity[left]
+                           - t.weighted_n_node_samples[right] * t.impurity[right])
+            total[t.feature[node]] += improvement / t.weighted_n_node_samples[0]
+    np.testing.assert_allclose(model.feature_importances_, total / total.sum(), rtol=1e-12)
+    # Friedman's function ignores x6..x10: they earn a small share only
+    assert model.feature_importances_[5:].sum() < 0.05
+
+
+def test_hist_tree_importances_are_their_split_gains():
+    """With λ = 0 a split's gain Δ is the drop in weighted squared error of its target:
+    recomputed from the rows in each node, node by node."""
+    X, y = FRIEDMAN
+    model = BoostingRegressor(learner=HistTreeRegressor(max_depth=3), step="constant",
+                              n_estimators=15, random_state=0).fit(X, y)
+    binned = model.binner_.transform(X)
+    F = np.full(len(y), y.mean())  # F_0 of squared error
+    total = np.zeros(X.shape[1])
+    for tree in model.estimators_:
+        t = tree.tree_
+        z = y - F  # the target of this stage (squared error's −g)
+        leaves_path = _node_rows(t, binned)
+        for node in np.flatnonzero(t.children_left != -1):
+            rows = leaves_path[node]
+            left, right = leaves_path[t.children_left[node]], leaves_path[t.children_right[node]]
+            drop = _sse(z, rows) - _sse(z, left) - _sse(z, right)
+            np.testing.assert_allclose(t.gain[node], drop, rtol=1e-8, atol=1e-10)
+            total[t.feature[node]] += drop / len(y)
+        F = F + model.learning_rate * tree.predict(binned)
+    np.testing.assert_allclose(model.feature_importances_, total / total.sum(), rtol=1e-8)
+
+
+def _sse(z, rows):
+    """``Σ (z − z̄)²`` over ``rows``: a node's squared error around its mean."""
+    return float(np.sum((z[rows] - z[rows].mean()) ** 2)) if rows.size else 0.0
+
+
+def _node_rows(tree, binned):
+    """The rows reaching every node of a boostlib Tree (binned X)."""
+    bins = binned.bins
+    rows = {0: np.arange(bins.shape[1])}
+    for node in range(tree.node_count):
+        if tree.children_left[node] == -1:
+            continue
+        r = rows[node]
+        b = bins[tree.feature[node], r]
+        go_left = np.where(b == tree.missing_bin, tree.missing_left[node],
+                           b <= tree.bin_threshold[node])
+        rows[tree.children_left[node]] = r[go_left]
+        rows[tree.children_right[node]] = r[~go_left]
+    return rows
+
+
+def test_a_model_of_single_leaves_has_zero_importances():
+    X = np.random.RandomState(0).normal(size=(50, 3))
+    model = BoostingRegressor(n_estimators=5).fit(X, np.ones(50))
+    np.testing.assert_array_equal(model.feature_importances_, np.zeros(3))
+
+
+def test_learners_that_are_not_trees_say_why():
+    X, y = FRIEDMAN
+    model = BoostingRegressor(learner=LinearRegression(), step="line_search",
+                              n_estimators=3).fit(X, y)
+    with pytest.raises(AttributeError, match="LinearRegression.*permutation_importance"):
+        model.feature_importances_  # noqa: B018
+    assert not hasattr(model, "feature_importances_")
+
+
+def test_unfitted_model_has_no_importances():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        BoostingRegressor().feature_importances_  # noqa: B018
+
+
+def test_impurity_importances_favour_high_cardinality_noise():
+    """The documented bias: a pure-noise feature with a distinct value per row earns a
+    share of the impurity importances (it offers the most split points to fit noise
+    with), while permutation importance on held-out rows gives it nothing."""
+    rng = np.random.RandomState(0)
+    n = 1000
+    informative = rng.randint(0, 2, n)  # two values, carries the label
+    y = np.where(rng.uniform(size=n) < 0.8, informative, 1 - informative)
+    X = np.column_stack([informative, rng.normal(size=n)])  # feature 1: noise, n values
+    train, test = slice(0, 500), slice(500, None)
+    model = BoostingClassifier(n_estimators=50, random_state=0).fit(X[train], y[train])
+    assert model.feature_importances_[1] > 0.2
+    permuted = permutation_importance(model, X[test], y[test], n_repeats=5, random_state=0)
+    assert permuted.importances_mean[1] < 0.01 < permuted.importances_mean[0]
+
+
+def test_joint_multiclass_trees_are_read_too():
+    X, y = FOUR
+    model = BoostingClassifier(multiclass="joint", n_estimators=10, random_state=0).fit(X, y)
+    importances = model.feature_importances_
+    assert importances.shape == (8,) and importances.sum() == pytest.approx(1.0)
+    tree = DecisionTreeRegressor()
+    assert isinstance(model.estimators_[0], type(tree))
