@@ -4,9 +4,9 @@ Every method in the book is this loop with three choices plugged in
 (chapter 3, Algorithm ``gbm``):
 
 1. ``F_0(x)``: the loss's optimal constant, zero, or ``ρ_0 h_0(x)`` with a
-   learner ``h_0`` fitted to ``y``: seed 001 scales it by the step rule
-   (``f_0 = γ_0 h_0``), seed 000 takes it as it is (``ρ_0 = 1``,
-   ``init_step="constant"``);
+   learner ``h_0`` fitted to ``y``: Damião's *Boosted Neural Networks* scales it by
+   the step rule (``f_0 = ρ_0 h_0``), the *Newton Boosting* post's R code takes it as
+   it is (``ρ_0 = 1``, ``init_step="constant"``);
 2. for ``m = 1 … M``:
 
    a. target and weight ``(z, w) = direction(L, y, F_{m−1})``;
@@ -405,7 +405,7 @@ class _Boosting(BaseEstimator):
                 else:
                     break
             elif self.tol is not None and abs(losses[-1] - losses[-2]) < self.tol:
-                break  # seed 000's stop: the training loss no longer changes
+                break  # the R code's stop: the training loss no longer changes
         self.steps_ = np.asarray(steps, dtype=float)
         self.train_loss_ = np.asarray(losses)
         self.n_estimators_ = len(self.estimators_)
@@ -542,7 +542,7 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     ----------
     loss : str or Loss, default="squared_error"
         ``"squared_error"``, ``"absolute_error"``, ``"huber"`` or, for a
-        two-dimensional ``y``, ``"quadratic"`` (seed 001's ``(y − f)ᵀ(y − f)``);
+        two-dimensional ``y``, ``"quadratic"`` (Damião's ``(y − f)ᵀ(y − f)``);
         or a :class:`~boostlib.losses.Loss` instance.
     direction : str, default="gradient"
         What the learner is fitted to: ``"gradient"``, ``"newton"``,
@@ -564,13 +564,13 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         learner ``h_0`` fitted to ``y``.
     init_step : str or None, default=None
         With ``init="learner"``, the rule for ``ρ_0``: ``None`` uses ``step``
-        (seed 001's ``f_0 = γ_0 h_0``), ``"constant"`` gives ``ρ_0 = 1``
-        (seed 000's ``F_0 = h_0``); any name ``step`` takes. Ignored otherwise.
+        (Damião's ``f_0 = ρ_0 h_0``), ``"constant"`` gives ``ρ_0 = 1``
+        (the *Newton Boosting* post's ``F_0 = h_0``); any name ``step`` takes. Ignored otherwise.
     subsample : float, default=1.0
         Fraction of samples drawn without replacement for each stage (Friedman 2002).
     tol : float or None, default=None
         Without ``n_iter_no_change``: stop when the mean training loss changes
-        by less than ``tol`` (seed 000's rule, which compares the *summed*
+        by less than ``tol`` (the R code's rule, which compares the *summed*
         loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the improvement
         in validation loss that counts (scikit-learn's ``tol``; 1e-4 if None),
         measured as scikit-learn measures it, twice the mean loss for
@@ -680,7 +680,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
 
     loss : str or Loss, default="log_loss"
         ``"log_loss"`` (``F`` = log-odds; multi-class: ``"softmax"``),
-        ``"binomial_deviance"`` (``log(1 + e^{−2yF})``, seed 000),
+        ``"binomial_deviance"`` (``log(1 + e^{−2yF})``, the *Newton Boosting* post's),
         ``"exponential"`` (AdaBoost) or ``"softmax"``. Labels are mapped to
         each loss's convention internally: ``{0, 1}``, ``{−1, +1}`` or one-hot.
 
