@@ -247,23 +247,31 @@ def measure(library, objective, n_rows, n_workers):
 
 
 def run(quick=False):
-    rows = []
-    for n_rows in QUICK_SIZES if quick else SIZES:
-        for library, objective, n_workers in CONFIGURATIONS:
-            print(f"[distributed_fit] {n_rows} rows, {library}, {objective}, "
-                  f"{n_workers} workers", flush=True)
-            child = subprocess.run(
-                [sys.executable, __file__, library, objective, str(n_rows), str(n_workers)],
-                env=dict(os.environ), capture_output=True, text=True, check=True)
-            rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
+    """Every configuration at every size; the CSV is rewritten after each run.
+
+    A full run takes long enough that an interruption should not lose the
+    runs already done: the file then holds those, and says it is partial.
+    """
     from importlib.metadata import version
 
-    return harness.write_csv(NAME, rows, notes=[
-        f"dask={version('dask')} distributed={version('distributed')}",
-        f"{'quick run: ' if quick else ''}28 float32 features, log loss, 100 depth-3 trees, "
-        "nu 0.1, lambda 0, 256 bins; one run each in a fresh process; wall and CPU seconds of "
-        "the fit; peak RSS per worker and of the client",
-    ])
+    plan = [(n_rows, *configuration) for n_rows in (QUICK_SIZES if quick else SIZES)
+            for configuration in CONFIGURATIONS]
+    rows, frame = [], None
+    for n_rows, library, objective, n_workers in plan:
+        print(f"[distributed_fit] {n_rows} rows, {library}, {objective}, "
+              f"{n_workers} workers", flush=True)
+        child = subprocess.run(
+            [sys.executable, __file__, library, objective, str(n_rows), str(n_workers)],
+            env=dict(os.environ), capture_output=True, text=True, check=True)
+        rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
+        partial = "" if len(rows) == len(plan) else f"partial ({len(rows)} of {len(plan)} runs): "
+        frame = harness.write_csv(NAME, rows, notes=[
+            f"dask={version('dask')} distributed={version('distributed')}",
+            f"{partial}{'quick run: ' if quick else ''}28 float32 features, log loss, "
+            "100 depth-3 trees, nu 0.1, lambda 0, 256 bins; one run each in a fresh process; "
+            "wall and CPU seconds of the fit; peak RSS per worker and of the client",
+        ])
+    return frame
 
 
 def summary(frame):
