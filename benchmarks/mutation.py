@@ -25,7 +25,8 @@ would not compile under numba fail under Python too).
 The score of a module is killed / (mutants − equivalent): a timeout counts as
 killed, a mutant no selected test reaches as not killed. Every surviving
 mutant is either killed by a test or listed in ``mutation_equivalent.toml``
-(beside this file) with one line saying why no test can tell it apart.
+(beside this file), under its function and by its change, with one line
+saying why no test can tell it apart.
 """
 
 from __future__ import annotations
@@ -145,13 +146,30 @@ def verdicts(group):
     return found
 
 
+def listed(equivalent, name, change):
+    """Why mutant ``name`` (whose change is ``change``) is equivalent, or None if not listed.
+
+    ``equivalent`` is the ``[equivalent]`` table of ``mutation_equivalent.toml``: one table
+    per function, keyed by the change, so that a renumbered mutant never takes the reason
+    written for another.
+    """
+    return equivalent.get(name.rsplit("__mutmut_", 1)[0], {}).get(change)
+
+
+def load_equivalent():
+    return tomllib.loads(EQUIVALENT.read_text(encoding="utf-8"))["equivalent"]
+
+
 def run(group, max_children, survivors_only=False):
     where = prepare(group)
     names = []
     if survivors_only:  # not killed yet, and not listed as equivalent
-        equivalent = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8"))["equivalent"]
-        names = [n for n, status in verdicts(group).items()
-                 if status not in (KILLED, NOT_CHECKED) and n not in equivalent]
+        equivalent, found = load_equivalent(), verdicts(group)
+        for module in GROUPS[group][0]:
+            alive = [n for n in found if module_of(n) == module
+                     and found[n] not in (KILLED, NOT_CHECKED)]
+            changed = diffs(group, module, alive)
+            names += [n for n in alive if listed(equivalent, n, changed[n]) is None]
         if not names:
             print(f"{group}: no survivors to re-test")
             return
@@ -189,7 +207,7 @@ def module_of(name):
 
 
 def report():
-    equivalent = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8"))["equivalent"]
+    equivalent = load_equivalent()
     rows, survivors = [], []
     totals = dict(mutants=0, checked=0, killed=0, equivalent=0, other=0)
     for group in GROUPS:
@@ -203,17 +221,18 @@ def report():
                 totals["mutants"] += len(names)
                 continue
             killed = sum(found[n] == KILLED for n in checked)
-            equal = [n for n in checked if found[n] != KILLED and n in equivalent]
-            other = [n for n in checked if found[n] != KILLED and n not in equivalent]
+            alive = [n for n in checked if found[n] != KILLED]
+            changed = diffs(group, module, alive)
+            equal = [n for n in alive if listed(equivalent, n, changed[n]) is not None]
+            other = [n for n in alive if listed(equivalent, n, changed[n]) is None]
             score = killed / max(1, len(checked) - len(equal))
             rows.append(f"| `{label}` | {len(names)} | {len(checked)} | {killed} | {len(equal)} "
                         f"| {len(other)} | {100 * score:.1f} % |")
             for key, value in dict(mutants=len(names), checked=len(checked), killed=killed,
                                    equivalent=len(equal), other=len(other)).items():
                 totals[key] += value
-            changed = diffs(group, module, equal + other)
             for n in equal + other:
-                why = equivalent.get(n, f"**not killed** ({found[n]})")
+                why = listed(equivalent, n, changed[n]) or f"**not killed** ({found[n]})"
                 change = changed[n].replace("|", "\\|")
                 survivors.append(f"| `{n.split('.', 1)[1]}` | `{change}` | {why} |")
     score = totals["killed"] / max(1, totals["checked"] - totals["equivalent"])
