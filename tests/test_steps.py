@@ -153,6 +153,10 @@ def step_problems(draw):
 @given(problem=step_problems())
 @example(problem=(*UPHILL, None))
 @example(problem=(*UPHILL, np.array([1.0, 0.0, 1.0])))
+# plain Newton overshoots by a step shorter than 1 here (ρ ≈ −0.45, the loss up 22 %): the
+# halving must not wait for steps longer than 1
+@example(problem=(BinomialDeviance(), -np.ones(3), np.array([1.5, 2.1, -1.3]),
+                  np.array([-6.0, 8.9, -2.6]), None))
 def test_newton_step_never_raises_the_loss(problem):
     """One Newton step on ρ, and the iterated step, never end above the (weighted) loss at
     ρ = 0 beyond rounding: a step that would go uphill is halved."""
@@ -412,3 +416,79 @@ def test_a_callable_step_and_leaf_newton_s_message():
     with pytest.raises(ValueError, match=message):
         steps.leaf_newton(SquaredError(), np.zeros(3), np.zeros(3), np.zeros(3), learner=ridge,
                           X=np.ones((3, 1)))
+
+
+def test_zero_weights_are_rows_left_out_of_the_newton_step():
+    """Rows of weight 0 change no step: every loss value the Newton step compares is the
+    weighted one. Here the unweighted loss would rise along u while the weighted one falls."""
+    loss = LogLoss()
+    y, F, u = np.array([1.0, 1.0, 0.0, 0.0]), np.zeros(4), np.ones(4)
+    w = np.array([1.0, 1.0, 0.0, 0.0])
+    for max_iter in (1, 3):
+        weighted, _ = steps.newton(loss, y, F, u, sample_weight=w, max_iter=max_iter)
+        kept, _ = steps.newton(loss, y[:2], F[:2], u[:2], max_iter=max_iter)
+        assert weighted == kept and weighted > 2 - 1e-12, max_iter
+
+
+def test_leaf_newton_value_without_a_factor_is_the_plain_newton_step():
+    """γ_R = −Σ w g / Σ w h when no (K − 1)/K factor is given; 0 for a leaf whose rows all
+    weigh 0 (the bag can hold such rows)."""
+    rng = np.random.default_rng(4)
+    neg_g, h, w = rng.normal(size=7), rng.uniform(0.1, 0.3, size=7), rng.uniform(0.5, 2, 7)
+    value = steps._leaf_newton_value(neg_g, h, w)
+    np.testing.assert_allclose(value, np.sum(w * neg_g) / np.sum(w * h), rtol=1e-13)
+    assert steps._leaf_newton_value(neg_g, h, np.zeros(7)) == 0.0
+
+
+def test_leaf_newton_uses_the_rows_in_the_bag():
+    """With ``bag`` a leaf's value comes from its rows in the bag only, weighted; a leaf whose
+    rows in the bag all weigh 0, or with no row in the bag, gets 0 (log loss, absolute error)."""
+    loss = LogLoss()
+    X, y, F, tree = fitted_tree(loss)
+    rng = np.random.default_rng(5)
+    w = rng.uniform(0.2, 3.0, size=len(y))
+    bag = rng.uniform(size=len(y)) < 0.6
+    leaves = tree.apply(X)
+    first = leaves == leaves[0]
+    w[first & bag] = 0.0  # the first row's leaf: rows in the bag weigh 0, the others do not
+    _, u = steps.leaf_newton(loss, y, F, tree.predict(X), sample_weight=w, learner=tree, X=X,
+                             bag=bag)
+    g, h = loss.gradient(y, F), loss.hessian(y, F)
+    assert np.all(u[first] == 0.0)
+    for leaf in np.unique(leaves[~first]):
+        inside = (leaves == leaf) & bag
+        expected = (-np.sum(w[inside] * g[inside]) / np.sum(w[inside] * h[inside])
+                    if inside.any() else 0.0)
+        np.testing.assert_allclose(u[leaves == leaf], expected, rtol=1e-9)
+    absolute = AbsoluteError()
+    X, y, F, tree = fitted_tree(absolute)
+    leaves = tree.apply(X)
+    out = leaves == leaves[0]
+    _, u = steps.leaf_newton(absolute, y, F, tree.predict(X), learner=tree, X=X, bag=~out)
+    assert np.all(u[out] == 0.0)
+    for leaf in np.unique(leaves[~out]):
+        inside = leaves == leaf
+        best = brute_force_argmin(absolute, y[inside], F[inside], np.ones(inside.sum()), -10, 10)
+        assert absolute.mean(y[inside], F[inside] + u[inside][0]) <= (
+            absolute.mean(y[inside], F[inside] + best) + 1e-9)
+
+
+def test_squared_error_leaves_keep_only_values_within_rounding():
+    """A squared-error leaf keeps the tree's value only within rounding (1e-9 of its mean
+    |g| per unit weight) of γ_R: a tree fitted to y − F + 1e-8 gets γ_R. A leaf with no
+    weight gets 0, however close to 0 the tree's value is."""
+    loss = SquaredError()
+    X, y, F, _ = fitted_tree(loss)
+    shifted = DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y - F + 1e-8)
+    _, u = steps.leaf_newton(loss, y, F, shifted.predict(X), learner=shifted, X=X)
+    leaves = shifted.apply(X)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        assert abs(u[inside][0] - np.mean((y - F)[inside])) <= 1e-13
+    X1 = np.arange(8.0).reshape(-1, 1)
+    y1 = np.array([1e-10] * 4 + [5.0] * 4)
+    stump = DecisionTreeRegressor(max_depth=1).fit(X1, y1)
+    w = np.array([0.0] * 4 + [1.0] * 4)
+    _, u = steps.leaf_newton(loss, y1, np.zeros(8), stump.predict(X1), sample_weight=w,
+                             learner=stump, X=X1)
+    np.testing.assert_array_equal(u, [0.0] * 4 + [5.0] * 4)
