@@ -60,7 +60,8 @@ GROUPS = {
     "steps": (["boostlib/steps.py"], ["tests/test_steps.py", "tests/test_equivalence.py"]),
     "boosting": (["boostlib/boosting.py"],
                  ["tests/test_estimators.py", "tests/test_plotting.py",
-                  "tests/test_equivalence.py"]),
+                  "tests/test_equivalence.py", "tests/test_sample_weight.py",
+                  "tests/test_missing_values.py", "tests/test_feature_importances.py"]),
     # the trees' Python code, numba on (mutmut leaves the @njit kernels alone) ...
     "trees": ([f"boostlib/trees/{name}.py" for name in TREES], ["tests/test_hist_tree.py"]),
     # ... and their numba kernels, as plain Python (see above)

@@ -302,3 +302,95 @@ def row_norms(v):
     """‖v_i‖ without squaring tiny entries into the subnormal range (np.linalg.norm does)."""
     size = np.abs(v).max(axis=1, keepdims=True)
     return size[:, 0] * np.linalg.norm(v / np.where(size > 0, size, 1.0), axis=1)
+
+
+# -- vector_newton against numpy, sample by sample --------------------------------------
+def rotated(eigenvalues, seed):
+    """``V diag(λ) Vᵀ`` for each row of ``eigenvalues``, one random rotation ``V``."""
+    eigenvalues = np.asarray(eigenvalues, float)
+    V = np.linalg.qr(np.random.default_rng(seed).normal(size=(eigenvalues.shape[1],) * 2))[0]
+    return np.einsum("jk,ik,lk->ijl", V, eigenvalues, V)
+
+
+def test_vector_newton_is_numpys_pinv_step_on_each_sample():
+    """For Hessians of every rank (g has components along their null directions) and of
+    scales 1e−6 … 1e6 in one batch: z_i = −pinv(H_i) g_i and w_i = z_iᵀH_iz_i / z_iᵀz_i,
+    each computed by numpy on that sample alone."""
+    rng = np.random.default_rng(7)
+    K = 4
+    H = []
+    for rank in range(1, K + 1):
+        for scale in (1e-6, 1.0, 1e6):
+            A = rng.normal(size=(K, rank))
+            H.append(scale * (A @ A.T + (A @ A.T).T) / 2)
+    H = np.array(H)
+    g = rng.normal(size=(len(H), K))
+    z, w = directions.vector_newton(H, g)
+    for Hi, gi, zi, wi in zip(H, g, z, w, strict=True):
+        expected = -np.linalg.pinv(Hi, rtol=directions.PINV_RTOL, hermitian=True) @ gi
+        np.testing.assert_allclose(zi, expected, rtol=1e-6, atol=1e-9 * np.linalg.norm(expected))
+        np.testing.assert_allclose(wi, expected @ Hi @ expected / (expected @ expected), rtol=1e-6)
+
+
+def test_vector_newton_weight_is_the_same_at_every_scale_of_the_gradient():
+    """z is linear in g and w depends only on z's direction, sample by sample: scaling g
+    by 1e−250 … 1e250 scales z alike and leaves w at its value for the unscaled g, also
+    when all the scaled rows come in one batch (a_j² would under- or overflow there)."""
+    H1 = rotated([[0.5, 2.0, 8.0]], seed=3)
+    g1 = np.random.default_rng(3).normal(size=(1, 3))
+    z1, w1 = directions.vector_newton(H1, g1)
+    np.testing.assert_allclose(w1, z1[0] @ H1[0] @ z1[0] / (z1[0] @ z1[0]), rtol=1e-12)
+    assert abs(w1[0] - np.mean([0.5, 2.0, 8.0])) > 0.1  # not the fallback weight
+    scales = np.array([1e-250, 1e-150, 1e-20, 1.0, 1e20, 1e150, 1e250])
+    H, g = np.repeat(H1, len(scales), axis=0), scales[:, None] * g1
+    z, w = directions.vector_newton(H, g)
+    np.testing.assert_allclose(z, scales[:, None] * z1, rtol=1e-10)
+    np.testing.assert_allclose(w, w1[0], rtol=1e-12)
+    for i in range(len(scales)):
+        _, w_alone = directions.vector_newton(H[i:i + 1], g[i:i + 1])
+        np.testing.assert_allclose(w_alone, w1, rtol=1e-12)
+
+
+def test_vector_newton_weight_where_the_step_is_zero_is_the_mean_inverted_eigenvalue():
+    """Where g has no component that H⁺ inverts (g = 0, or g along a null direction),
+    z = 0 and w is the mean of that sample's eigenvalues above PINV_RTOL × the largest
+    (numpy's eigvalsh); an all-zero Hessian has none null, so w is the floor. Rows of
+    different scales and ranks in one batch, each as if alone."""
+    eigenvalues = [[2.0, 2.0, 2.0], [1e-3, 4e-3, 0.0], [5e2, 1e3, 7e2], [0.0, 0.0, 0.0]]
+    H = np.concatenate([rotated(eigenvalues, seed=5), np.diag([3.0, 0.0, 0.0])[None]])
+    g = np.zeros((len(H), 3))
+    g[-1] = [0.0, 1.0, -1.0]  # along the null directions of diag(3, 0, 0)
+    z, w = directions.vector_newton(H, g)
+    np.testing.assert_array_equal(z, 0.0)
+    for Hi, wi in zip(H, w, strict=True):
+        lam = np.linalg.eigvalsh(Hi)
+        live = lam[lam > directions.PINV_RTOL * lam.max()] if lam.max() > 0 else [0.0]
+        np.testing.assert_allclose(wi, max(np.mean(live), directions.HESSIAN_FLOOR), rtol=1e-12)
+    assert w[-1] == 3.0 and w[-2] == directions.HESSIAN_FLOOR
+    loss = Quadratic()  # at its minimum: H = 2I, g = 0
+    y, _ = sample(loss, n=5)
+    z, w = directions.newton(loss, y, y.copy())
+    np.testing.assert_array_equal(z, 0.0)
+    np.testing.assert_array_equal(w, 2.0)
+
+
+def test_an_all_zero_hessian_is_floored_like_a_scalar_h():
+    """H = 0 (underflowed) has no null direction: every eigenvalue is floored, so
+    z = −g/HESSIAN_FLOOR and w = HESSIAN_FLOOR, the scalar rule; w‖z‖ = ‖g‖."""
+    g = np.array([[1e-15, -2e-15, 1e-15], [3e-14, 0.0, -3e-14]])
+    z, w = directions.vector_newton(np.zeros((2, 3, 3)), g)
+    np.testing.assert_allclose(z, -g / directions.HESSIAN_FLOOR, rtol=1e-12)
+    np.testing.assert_allclose(w, directions.HESSIAN_FLOOR, rtol=1e-12)
+
+
+def test_pseudo_inverse_counts_an_eigenvalue_at_exactly_pinv_rtol_of_the_largest_as_null():
+    """|λ| ≤ PINV_RTOL · max|λ| is null with the boundary included, as in numpy's pinv
+    (which keeps s > rtol · max s): the eigenvalues of diag(2, 2e−10) are exact and
+    2e−10 = PINV_RTOL · 2 exactly, so H⁺ = diag(½, 0), not diag(½, 5e9)."""
+    H = np.diag([2.0, 2.0 * directions.PINV_RTOL])[None]
+    np.testing.assert_array_equal(np.linalg.pinv(H, rtol=directions.PINV_RTOL, hermitian=True),
+                                  [np.diag([0.5, 0.0])])
+    np.testing.assert_array_equal(directions.pseudo_inverse(H), [np.diag([0.5, 0.0])])
+    z, w = directions.vector_newton(H, np.array([[0.0, 1.0]]))
+    np.testing.assert_array_equal(z, 0.0)
+    np.testing.assert_array_equal(w, 2.0)
