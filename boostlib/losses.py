@@ -274,7 +274,7 @@ class LogLoss(Loss):
         return expit(F) * expit(-F)
 
     def optimal_constant(self, y, sample_weight=None):
-        y = np.asarray(y)
+        y = np.asarray(y, dtype=float)  # float32 labels: the mean in float64 all the same
         if sample_weight is None or not np.isin(y, (0, 1)).all():
             p = _average(y, sample_weight)
         else:
@@ -297,7 +297,7 @@ class _HalfLogOdds(Loss):
     labels = (-1, 1)
 
     def optimal_constant(self, y, sample_weight=None):
-        y01 = (np.asarray(y) + 1) / 2
+        y01 = (np.asarray(y, dtype=float) + 1) / 2
         if sample_weight is None or not np.isin(y01, (0, 1)).all():
             p = _average(y01, sample_weight)
         else:

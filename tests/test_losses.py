@@ -17,6 +17,7 @@ from boostlib.losses import (
     Exponential,
     Huber,
     LogLoss,
+    Loss,
     Quadratic,
     Softmax,
     SquaredError,
@@ -272,11 +273,15 @@ def test_exponential_loss_is_clipped_where_its_exponent_would_overflow():
 def test_optimal_constant_of_one_class_is_finite(loss):
     """All labels of one class: the best constant is at infinity; the rate is clipped to
     [1e−15, 1 − 1e−15] (P_CLIP; softmax's class shares to [eps, 1 − eps] as scikit-learn
-    clips its prior), so the start is a large finite score of the right sign."""
+    clips its prior), so the start is a large finite score of the right sign, with
+    sample weights or without."""
     negative, positive = (np.eye(3)[[0] * 5], np.eye(3)[[2] * 5]) if loss.vector else (
         np.full(5, float(loss.labels[0])), np.full(5, float(loss.labels[1])))
     low, high = loss.optimal_constant(negative), loss.optimal_constant(positive)
     assert np.all(np.isfinite(low)) and np.all(np.isfinite(high))
+    w = np.array([0.5, 1.0, 2.0, 1.0, 3.0])  # weights change nothing when one class has all
+    np.testing.assert_array_equal(loss.optimal_constant(negative, w), low)
+    np.testing.assert_array_equal(loss.optimal_constant(positive, w), high)
     if loss.vector:  # log(eps) for the absent classes, centred
         eps = np.finfo(np.float64).eps
         np.testing.assert_allclose(high[2] - high[0], np.log(1 - eps) - np.log(eps), rtol=1e-12)
@@ -345,3 +350,181 @@ def test_huber_constant_of_integer_targets():
     assert Huber().optimal_constant(y) == pytest.approx(
         Huber().optimal_constant(np.array(y, dtype=float)), abs=1e-12)
     assert Huber().optimal_constant(y) == pytest.approx(2 / 3, abs=1e-7)
+
+
+# -- per-class coordinates: the cached gradient, any vector loss, any dtype -----------------
+class _CountingSoftmax(Softmax):
+    """Softmax that counts its gradient evaluations."""
+
+    calls = 0
+
+    def gradient(self, y, F):
+        self.calls += 1
+        return super().gradient(y, F)
+
+
+def test_coordinate_gradient_is_evaluated_once_per_stage():
+    """``per_class`` evaluates the full gradient once for all K coordinates; each coordinate
+    reads its column from that cache at the stage start (``F_k = F[:, k]`` or ``None``), and
+    evaluates afresh elsewhere. A coordinate built alone fills its cache on first use and
+    then reuses it. The values are column k of the softmax gradient in every case, and the
+    name (used in error messages) is the loss's with the class index."""
+    rng = np.random.default_rng(11)
+    Y, F = np.eye(3)[rng.integers(0, 3, 25)], rng.normal(size=(25, 3))
+    g, moved = Softmax().gradient(Y, F), F.copy()
+    moved[:, 1] += 0.5
+    g_moved = Softmax().gradient(Y, moved)
+    loss = _CountingSoftmax()
+    coordinates = Coordinate.per_class(loss, Y, F)
+    assert loss.calls == 1
+    for k, c in enumerate(coordinates):
+        assert c.name == f"softmax[{k}]"
+        for F_k in (F[:, k], F[:, k].copy(), None):
+            np.testing.assert_array_equal(c.gradient(Y[:, k], F_k), g[:, k])
+        np.testing.assert_array_equal(c(Y[:, k], None), Softmax()(Y, F))
+    assert loss.calls == 1  # all read the shared evaluation
+    np.testing.assert_array_equal(coordinates[1].gradient(Y[:, 1], moved[:, 1]), g_moved[:, 1])
+    assert loss.calls == 2  # a moved score is evaluated afresh
+    alone = Coordinate(loss, Y, F, 2)
+    for _ in range(3):
+        np.testing.assert_array_equal(alone.gradient(Y[:, 2], F[:, 2]), g[:, 2])
+    assert loss.calls == 3  # once, then cached
+    np.testing.assert_array_equal(alone.gradient(Y[:, 2], moved[:, 2]), g[:, 2])
+    assert loss.calls == 3  # moving another score leaves this one at the stage start
+
+
+class _GammaDeviance(Loss):
+    """Half the Gamma deviance with log link per output, ``Σ_k y e^{−F} + F − log y − 1``
+    (``y > 0``): a vector loss whose Hessian ``diag(y e^{−F})`` depends on ``y``."""
+
+    name = "gamma"
+    vector = True
+
+    def __call__(self, y, F):
+        return np.sum(y * np.exp(-F) + F - np.log(y) - 1, axis=1)
+
+    def gradient(self, y, F):
+        return 1 - y * np.exp(-F)
+
+    def hessian(self, y, F):
+        return np.einsum("ij,jk->ijk", y * np.exp(-F), np.eye(np.shape(F)[1]))
+
+
+def test_coordinate_of_any_vector_loss_uses_its_targets_in_float64():
+    """A coordinate of a vector loss other than softmax: its h is the loss's own ``H_kk``
+    (which here depends on y), at the stage start and at a moved score, and the finite
+    difference of its g. Targets and scores are taken as float64 whatever their dtype:
+    float32 targets and integer scores give the values of their float64 copies."""
+    rng = np.random.default_rng(12)
+    Y, F = rng.uniform(0.5, 3.0, size=(20, 3)), rng.integers(-2, 3, size=(20, 3))
+    loss = _GammaDeviance()
+    exact = Coordinate(loss, Y.astype(np.float32).astype(float), F.astype(float), 1)
+    given_ = Coordinate(loss, Y.astype(np.float32), F, 1)
+    assert exact.leaf_factor == 1.0 and given_.name == "gamma[1]"
+    for F_k in (F[:, 1].astype(float), F[:, 1] + 0.3):
+        moved = F.astype(float)
+        moved[:, 1] = F_k
+        Y32 = Y.astype(np.float32).astype(float)
+        np.testing.assert_allclose(exact.hessian(None, F_k), loss.hessian(Y32, moved)[:, 1, 1],
+                                   rtol=1e-12)
+        np.testing.assert_allclose(exact.hessian(None, F_k),
+                                   fd4(lambda t, b=F_k: exact.gradient(None, b + t), 0.0),
+                                   rtol=1e-6, atol=1e-8)
+        for method in ("__call__", "gradient", "hessian"):
+            np.testing.assert_array_equal(getattr(given_, method)(None, F_k),
+                                          getattr(exact, method)(None, F_k))
+
+
+def test_integer_and_float32_inputs_are_taken_as_float64_numbers():
+    """Softmax's gradient (scikit-learn's compiled loss, which needs float64) takes integer
+    scores, and every start float32 or integer labels, as their float64 copies, to the bit
+    (a mean taken in float32 would be off by ~1e-9); a softmax coordinate built from
+    integer scores is moved to a fractional score exactly."""
+    rng = np.random.default_rng(13)
+    Y, F = np.eye(3)[rng.integers(0, 3, 30)], rng.integers(-3, 4, size=(30, 3))
+    loss = Softmax()
+    np.testing.assert_array_equal(loss.gradient(Y, F), loss.gradient(Y, F.astype(float)))
+    np.testing.assert_array_equal(loss.optimal_constant(Y.astype(np.float32)),
+                                  loss.optimal_constant(Y))
+    soft = rng.dirichlet(np.ones(3), size=30)
+    np.testing.assert_array_equal(loss.optimal_constant(soft.astype(np.float32)),
+                                  loss.optimal_constant(soft.astype(np.float32).astype(float)))
+    y01 = rng.integers(0, 2, 30)
+    for binary, labels in ((LogLoss(), y01), (BinomialDeviance(), 2 * y01 - 1),
+                           (Exponential(), 2 * y01 - 1)):
+        for typed in (labels.astype(np.float32), labels):  # float32 and integer labels
+            assert binary.optimal_constant(typed) == binary.optimal_constant(labels.astype(float))
+    F_k = F[:, 0] + 0.25
+    from_int, from_float = Coordinate(loss, Y, F, 0), Coordinate(loss, Y, F.astype(float), 0)
+    for method in ("__call__", "gradient", "hessian"):
+        np.testing.assert_array_equal(getattr(from_int, method)(None, F_k),
+                                      getattr(from_float, method)(None, F_k))
+
+
+# -- weighted optimal constants -------------------------------------------------------------
+def test_weighted_starts_are_scikit_learns_to_the_bit():
+    """With sample weights, the start of log loss, of the ±1 losses (half the log-odds) and
+    of softmax is the link of scikit-learn's weighted prior (DummyClassifier, which sums
+    the class weights with np.bincount) to the last bit, as its gradient boosting starts."""
+    from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss, HalfMultinomialLoss
+    from sklearn.dummy import DummyClassifier
+    from sklearn.ensemble._gb import _init_raw_predictions
+
+    rng = np.random.default_rng(0)
+    n = 1000
+    X, w = np.zeros((n, 1)), rng.uniform(0.5, 2.0, n)
+    y01, codes = (rng.random(n) < 0.3).astype(float), rng.integers(0, 4, n)
+
+    def start(labels, theirs):
+        prior = DummyClassifier(strategy="prior").fit(X, labels, sample_weight=w)
+        return _init_raw_predictions(X[:1], prior, theirs, use_predict_proba=True)[0]
+
+    assert LogLoss().optimal_constant(y01, w) == start(y01, HalfBinomialLoss())[0]
+    for loss in (BinomialDeviance(), Exponential()):
+        assert loss.optimal_constant(2 * y01 - 1, w) == start(y01, ExponentialLoss())[0]
+    np.testing.assert_array_equal(Softmax().optimal_constant(np.eye(4)[codes], w),
+                                  start(codes, HalfMultinomialLoss(n_classes=4)))
+
+
+def test_weighted_soft_label_starts_are_the_numeric_argmin():
+    """Soft labels (not 0/1, not one-hot) take the weighted mean of y: the start is the
+    argmin of the weighted loss found by scipy, for log loss (y in [0, 1]), softmax (rows on
+    the simplex) and the ±1 losses (y in [−1, 1], whose deviance's log-loss form
+    ``LogLoss((y + 1)/2, 2F)`` is minimised; it is the deviance itself on ±1 labels).
+    The weights grow with y, so an unweighted mean is far off."""
+    rng = np.random.default_rng(14)
+    y = rng.uniform(0, 1, 60)
+    w = 0.2 + 3 * y
+    for weights in (None, w):
+        c = LogLoss().optimal_constant(y, weights)
+        best = minimize_scalar(lambda v, s=weights: LogLoss().mean(y, np.full(60, v), s),
+                               bracket=(-3, 3), tol=1e-12).x
+        np.testing.assert_allclose(c, best, atol=1e-6)
+        for loss in (BinomialDeviance(), Exponential()):
+            c = loss.optimal_constant(2 * y - 1, weights)
+            best = minimize_scalar(lambda v, s=weights: LogLoss().mean(y, np.full(60, 2 * v), s),
+                                   bracket=(-3, 3), tol=1e-12).x
+            np.testing.assert_allclose(c, best, atol=1e-6)
+    Y = rng.dirichlet(np.ones(3), size=60)
+    w = 0.2 + 3 * Y[:, 0]
+    for weights in (None, w):
+        c = Softmax().optimal_constant(Y, weights)
+
+        def objective(v, s=weights):
+            return Softmax().mean(Y, np.broadcast_to(v, Y.shape), s)
+
+        best = minimize(objective, np.zeros(3), method="BFGS", tol=1e-12).x
+        assert objective(c) <= objective(best) + 1e-12
+        np.testing.assert_allclose(Softmax().predict_proba(c[None, :])[0],
+                                   Softmax().predict_proba(best[None, :])[0], atol=1e-6)
+
+
+def test_absolute_error_gradient_at_the_kink_is_scikit_learns():
+    """At ``F = y`` the subgradient is −1, scikit-learn's AbsoluteError's (a weighted start
+    is one of the y, so the first gradient has such ties)."""
+    from sklearn._loss.loss import AbsoluteError as TheirAbsoluteError
+
+    y, F = np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, 1.5, 2.0, 2.5])
+    g = AbsoluteError().gradient(y, F)
+    np.testing.assert_array_equal(g, [-1.0, 1.0, -1.0, -1.0])
+    np.testing.assert_array_equal(g, TheirAbsoluteError().gradient(y, F))
