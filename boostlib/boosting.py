@@ -800,11 +800,11 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
             yield self._proba(F)
 
     def _labels(self, F):
-        codes = F.argmax(axis=1) if F.ndim == 2 else (F > 0).astype(int)
+        codes = F.argmax(axis=1) if F.ndim == 2 else (F >= 0).astype(int)
         return self.classes_[codes]
 
     def predict(self, X):
-        """The most probable class (binary: ``F > 0``)."""
+        """The most probable class (binary: ``F ≥ 0``, scikit-learn's rule at a tie)."""
         return self._labels(self.decision_function(X))
 
     def staged_predict(self, X):

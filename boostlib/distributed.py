@@ -638,7 +638,7 @@ class DaskBoostingClassifier(ClassifierMixin, _DaskBoosting):
         return _probabilities(F, self.loss_)
 
     def predict(self, X):
-        """The most probable class (binary: ``F > 0``)."""
+        """The most probable class (binary: ``F ≥ 0``, scikit-learn's rule at a tie)."""
         F = self.decision_function(X)
         if _is_dask(F):
             return F.map_blocks(_labels, self.classes_, dtype=self.classes_.dtype,
@@ -659,6 +659,6 @@ def _probabilities(F, loss):
 
 
 def _labels(F, classes):
-    codes = F.argmax(axis=1) if F.ndim == 2 else (F > 0).astype(int)
+    codes = F.argmax(axis=1) if F.ndim == 2 else (F >= 0).astype(int)
     return classes[codes]
 

@@ -15,8 +15,8 @@ they, with scikit-learn's metrics underneath.
    \hat y = \text{positive} \iff F \ge t .
 
 Every function here keeps that convention (:func:`predict_with_threshold`).
-With ``t = 0`` it is not quite a classifier's own ``predict``, which calls
-``F > 0`` positive; the two differ only for scores exactly at ``0``.
+With ``t = 0`` it is a classifier's own ``predict``, which calls ``F ≥ 0``
+positive, as scikit-learn's gradient boosting does.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def staged_scores(estimator, X, y, metric=accuracy_score):
     """``metric(y, ŷ_m)`` after every stage ``m = 1 … M``, from ``estimator.staged_predict``.
 
     The last value is the score of the final model. For a classifier the
-    prediction is its own (binary: ``F > 0``); see
+    prediction is its own (binary: ``F ≥ 0``); see
     :func:`staged_threshold_scores` for another threshold.
 
     Returns

@@ -1,10 +1,12 @@
 """The estimators: scikit-learn conventions, reproducibility, bad input, extreme data."""
 
+import inspect
 import pickle
 import warnings
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification, make_friedman1, make_hastie_10_2
 from sklearn.ensemble._gradient_boosting import _random_sample_mask
@@ -267,7 +269,7 @@ def test_init_learner_scaled_by_a_line_search_reaches_every_prediction(estimator
         staged, final = list(model.staged_predict(X)), model.predict(X)
     else:
         staged, final = list(model.staged_decision_function(X)), model.decision_function(X)
-        np.testing.assert_array_equal(model.predict(X), model.classes_[(F[-1] > 0).astype(int)])
+        np.testing.assert_array_equal(model.predict(X), model.classes_[(F[-1] >= 0).astype(int)])
         np.testing.assert_allclose(model.predict_proba(X)[:, 1],
                                    model.loss_.predict_proba(F[-1]), rtol=1e-12)
     np.testing.assert_allclose(staged, F[1:], rtol=1e-12, atol=1e-12)
@@ -414,3 +416,183 @@ def test_newton_after_a_huge_first_step_on_separable_data(loss):
         loss=loss, direction="newton", step="line_search", init="learner", n_estimators=5
     ).fit(X, y)
     assert model.score(X, y) == 1.0 and np.all(np.isfinite(model.decision_function(X)))
+
+
+NON_DEFAULT = dict(
+    direction="newton", step="line_search", learner=LinearRegression(), n_estimators=7,
+    learning_rate=0.3, init="learner", init_step="constant", subsample=0.5, tol=1e-3,
+    n_iter_no_change=4, validation_fraction=0.25, random_state=5, verbose=2,
+)
+
+
+@pytest.mark.parametrize("Estimator, extra", [
+    (BoostingRegressor, dict(loss="huber")),
+    (BoostingClassifier, dict(loss="exponential", multiclass="joint")),
+], ids=["regressor", "classifier"])
+def test_every_parameter_reaches_get_params(Estimator, extra):
+    """Every constructor argument, none left at its default, is kept as given: get_params
+    returns exactly them (what clone and grid search copy)."""
+    params = {**NON_DEFAULT, **extra}
+    defaults = {name: p.default for name, p in
+                inspect.signature(Estimator.__init__).parameters.items() if name != "self"}
+    assert set(params) == set(defaults)
+    assert all(params[name] is not defaults[name] and params[name] != defaults[name]
+               for name in params)
+    assert Estimator(**params).get_params(deep=False) == params
+
+
+def test_data_errors_are_named_once():
+    """A message that names X or y already is passed on unchanged; one that names neither
+    is prefixed with the data it is about ("X and y: …"), for both estimators."""
+    X, y = hastie(60)
+    X_inf = X.copy()
+    X_inf[0, 0] = np.inf
+    for model in (BoostingRegressor(n_estimators=2), BoostingClassifier(n_estimators=2)):
+        with pytest.raises(ValueError, match=r"^Input X contains infinity or a value too large"):
+            model.fit(X_inf, y)
+        with pytest.raises(ValueError, match=r"^Input y contains NaN\.$"):
+            model.fit(X, np.where(y > 0, np.nan, 0.0))
+        with pytest.raises(ValueError, match=r"^X and y: Found input variables with "
+                                             r"inconsistent numbers of samples: \[60, 59\]$"):
+            model.fit(X, y[:-1])
+
+
+def test_regressor_refuses_non_numeric_targets():
+    """Object-dtype targets are converted to numbers when X and y are checked: numbers
+    fit as floats would, words raise a ValueError naming X and y."""
+    X, y = hastie(60)
+    model = BoostingRegressor(n_estimators=3, random_state=0)
+    expected = clone(model).fit(X, y).predict(X)
+    np.testing.assert_array_equal(model.fit(X, y.astype(object)).predict(X), expected)
+    words = np.where(y > 0, "up", "down").astype(object)
+    with pytest.raises(ValueError,
+                       match=rf"^X and y: could not convert string to float: '{words[0]}'$"):
+        model.fit(X, words)
+
+
+def test_binary_prediction_at_a_tied_score_is_scikit_learns():
+    """Where ``F = 0`` exactly (balanced labels, identical rows: every tree is one leaf of
+    value 0) both probabilities are ½, and predict takes the second class, as scikit-learn's
+    GradientBoostingClassifier does on the same data (its rule is ``F >= 0``)."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X = np.ones((20, 2))
+    y = np.repeat(["a", "b"], 10)
+    model = BoostingClassifier(n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), 0.0)
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(proba, 0.5)
+    theirs = GradientBoostingClassifier(n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(theirs.decision_function(X), 0.0)
+    np.testing.assert_array_equal(model.predict(X), theirs.predict(X))
+    np.testing.assert_array_equal(model.predict(X), "b")
+    for labels in model.staged_predict(X):
+        np.testing.assert_array_equal(labels, "b")
+
+
+def test_quadratic_loss_keeps_the_shape_of_a_1d_target():
+    """The vector loss "quadratic" on a 1-d ``y`` fits one output and predicts shape
+    (n,), the column of the same fit on ``y`` of shape (n, 1)."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    kwargs = dict(loss="quadratic", n_estimators=5, random_state=0)
+    flat = BoostingRegressor(**kwargs).fit(X, y)
+    column = BoostingRegressor(**kwargs).fit(X, y[:, None])
+    assert flat.predict(X).shape == (100,) and column.predict(X).shape == (100, 1)
+    np.testing.assert_array_equal(flat.predict(X), column.predict(X)[:, 0])
+    for F_flat, F_column in zip(flat.staged_predict(X), column.staged_predict(X), strict=True):
+        assert F_flat.shape == (100,)
+        np.testing.assert_array_equal(F_flat, F_column[:, 0])
+
+
+def softmax_slope_root(Y, F, k, u):
+    """``ρ`` with ``Σ_i (p_ik(F + ρ u e_k) − y_ik) u_i = 0``: the exact line search along
+    class ``k``'s score, the other scores held at ``F`` (softmax written out here)."""
+    def slope(r):
+        G = F.copy()
+        G[:, k] += r * u
+        G -= G.max(axis=1, keepdims=True)
+        p = np.exp(G) / np.exp(G).sum(axis=1, keepdims=True)
+        return np.sum((p[:, k] - Y[:, k]) * u)
+
+    return brentq(slope, -50.0, 50.0, xtol=1e-14, rtol=1e-14)
+
+
+def softmax_mean_loss(Y, F):
+    top = F.max(axis=1, keepdims=True)
+    return np.mean(np.log(np.exp(F - top).sum(axis=1)) + top[:, 0] - np.sum(Y * F, axis=1))
+
+
+def test_per_class_line_search_stages_by_hand():
+    """Per class with ``step="line_search"`` (``ρ_k ≠ 1``): each class's step minimises the
+    softmax loss along its own score from the stage start, and the stage moves score
+    ``k`` by ``ν ρ_k u_k`` — the training scores (train_loss_, the next stage's steps)
+    follow that update."""
+    X, y = make_classification(n_samples=150, n_features=5, n_informative=3, n_classes=3,
+                               random_state=0)
+    model = BoostingClassifier(step="line_search", n_estimators=3, learning_rate=0.5,
+                               random_state=0).fit(X, y)
+    Y = np.eye(3)[y]
+    F = np.broadcast_to(model.init_.predict(X), (150, 3)).astype(float)
+    assert softmax_mean_loss(Y, F) == pytest.approx(model.train_loss_[0], rel=1e-12)
+    for m in range(3):
+        update = np.zeros_like(F)
+        for k in range(3):
+            u = model.estimators_[m, k].predict(X.astype(np.float32))
+            rho = softmax_slope_root(Y, F, k, u)
+            assert model.steps_[m, k] == pytest.approx(rho, rel=1e-8), (m, k)
+            assert abs(rho - 1) > 0.1
+            update[:, k] = model.learning_rate * rho * u
+        F = F + update
+        assert softmax_mean_loss(Y, F) == pytest.approx(model.train_loss_[m + 1], rel=1e-10)
+
+
+def test_a_direction_callable_sees_each_class_column_per_class():
+    """A user's direction rule receives, per class, the coordinate loss and ``y = Y[:, k]``
+    (one-hot column ``k``), like any scalar loss; wrapping the gradient changes nothing."""
+    X, y = load_iris(return_X_y=True)
+    seen = []
+
+    def recorded_gradient(loss, y_k, F_k):
+        seen.append((loss.k, np.array(y_k, dtype=float)))
+        return DIRECTIONS["gradient"](loss, y_k, F_k)
+
+    kwargs = dict(n_estimators=2, random_state=0)
+    model = BoostingClassifier(direction=recorded_gradient, **kwargs).fit(X, y)
+    assert [k for k, _ in seen] == [0, 1, 2, 0, 1, 2]
+    for k, y_k in seen:
+        np.testing.assert_array_equal(y_k, (y == k).astype(float))
+    reference = BoostingClassifier(direction="gradient", **kwargs).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+
+
+def test_verbose_prints_each_stages_mean_step_as_steps_keeps_it(capsys):
+    """The verbose Step column is the mean of the stage's ``K`` steps as ``steps_`` holds
+    them (float64), also for a user's step rule that returns float32: a float32 mean of
+    three copies of 0.10155 rounds to 0.1016, the float64 one to 0.1015."""
+    X, y = load_iris(return_X_y=True)
+
+    def float32_step(loss, y_k, F_k, u, sample_weight=None, learner=None, X=None):
+        return np.float32(0.10155), u
+
+    model = BoostingClassifier(step=float32_step, n_estimators=2, verbose=1,
+                               random_state=0).fit(X, y)
+    assert model.steps_.dtype == np.float64
+    np.testing.assert_array_equal(model.steps_, float(np.float32(0.10155)))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Iter", "Train", "Loss", "Step", "Elapsed"]
+    printed = [line.split()[2] for line in lines[1:]]
+    assert printed == [f"{np.mean(rho):.4g}" for rho in model.steps_] == ["0.1015"] * 2
+
+
+@pytest.mark.parametrize("attribute", ["estimators_", "steps_"])
+def test_steps_and_estimators_of_different_lengths_refuse_to_predict(attribute):
+    """Each stage is a pair (``ρ_m``, ``h_m``): a model whose ``steps_`` and ``estimators_``
+    were cut to different lengths after the fit raises instead of pairing them silently."""
+    X, y = make_friedman1(n_samples=60, random_state=0)
+    model = BoostingRegressor(n_estimators=5, random_state=0).fit(X, y)
+    setattr(model, attribute, getattr(model, attribute)[:3])
+    mismatch = r"^zip\(\) argument 2 is (shorter|longer) than argument 1$"
+    with pytest.raises(ValueError, match=mismatch):
+        model.predict(X)
+    with pytest.raises(ValueError, match=mismatch):
+        list(model.staged_predict(X))

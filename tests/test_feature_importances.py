@@ -1,5 +1,7 @@
 """feature_importances_: Friedman's relative influence, as scikit-learn computes it."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_friedman1, make_hastie_10_2
@@ -156,3 +158,81 @@ def test_joint_multiclass_trees_are_read_too():
     assert importances.shape == (8,) and importances.sum() == pytest.approx(1.0)
     tree = DecisionTreeRegressor()
     assert isinstance(model.estimators_[0], type(tree))
+
+
+def test_learners_that_are_not_trees_get_the_whole_message():
+    """The AttributeError names the learner and the alternative, word for word."""
+    X, y = FRIEDMAN
+    model = BoostingRegressor(learner=LinearRegression(), step="line_search",
+                              n_estimators=2).fit(X, y)
+    message = ("feature_importances_ needs tree learners (with tree_); LinearRegression has no "
+               "splits to credit. Use sklearn.inspection.permutation_importance instead.")
+    with pytest.raises(AttributeError, match=f"^{re.escape(message)}$"):
+        model.feature_importances_  # noqa: B018
+
+
+def newton_hist_model(learner, s):
+    """Newton boosting of log loss with weights ``s``: every tree's root weight is
+    ``Σ s p(1 − p)``, which changes from stage to stage."""
+    X, y = make_classification(n_samples=200, n_features=5, n_informative=3, random_state=0)
+    model = BoostingClassifier(learner=learner, direction="newton", learning_rate=0.5,
+                               n_estimators=6, random_state=0).fit(X, y, sample_weight=s)
+    return model, X, y
+
+
+def _weighted_sse(z, w, rows):
+    """``Σ w (z − z̄_w)²`` over ``rows``, ``z̄_w`` the weighted mean."""
+    if rows.size == 0:
+        return 0.0
+    mean = np.average(z[rows], weights=w[rows])
+    return float(np.sum(w[rows] * (z[rows] - mean) ** 2))
+
+
+def test_hist_tree_importances_divide_each_tree_by_its_root_weight():
+    """Friedman's I_j² for HistTreeRegressor learners, from the rows: per tree, the drop in
+    weighted squared error of the Newton target at each split, over that tree's root
+    weight Σ w = Σ s h (here far below 1 and different for every tree), averaged and
+    normalised. Weights scaled by 1e-3 fit the same trees (min_child_weight=0)."""
+    s = weights(200, 3)
+    model, X, y = newton_hist_model(HistTreeRegressor(max_depth=2, min_child_weight=0),
+                                    s * 1e-3)
+    unscaled, _, _ = newton_hist_model(HistTreeRegressor(max_depth=2, min_child_weight=0), s)
+    binned = model.binner_.transform(X)
+    scores = [model.init_step_ * model.init_.predict(X), *model.staged_decision_function(X)]
+    total, roots = np.zeros(X.shape[1]), []
+    for tree, F in zip(model.estimators_, scores[:-1], strict=True):
+        p = 1 / (1 + np.exp(-F))
+        h = p * (1 - p)
+        z, w = (y - p) / h, h * s * 1e-3  # the Newton target and its weight
+        t = tree.tree_
+        rows = _node_rows(t, binned)
+        root = np.sum(w)
+        np.testing.assert_allclose(t.weighted_n_node_samples[0], root, rtol=1e-12)
+        roots.append(root)
+        for node in np.flatnonzero(t.children_left != -1):
+            drop = (_weighted_sse(z, w, rows[node])
+                    - _weighted_sse(z, w, rows[t.children_left[node]])
+                    - _weighted_sse(z, w, rows[t.children_right[node]]))
+            total[t.feature[node]] += drop / root
+    assert max(roots) < 0.1 and max(roots) / min(roots) > 1.2
+    np.testing.assert_allclose(model.feature_importances_, total / total.sum(), rtol=1e-9)
+    np.testing.assert_allclose(unscaled.feature_importances_, model.feature_importances_,
+                               rtol=1e-9)
+
+
+def test_hist_tree_importances_equal_sklearn_trees_on_the_same_model():
+    """With fewer distinct values than bins and λ = 0, HistTreeRegressor and scikit-learn's
+    tree make the same splits, so the boosted models are the same and so are their
+    importances: split gains Δ over the root's Σ w against scikit-learn's node
+    improvements over its root weight (tree roots of weight far below 1, varying)."""
+    s = weights(200, 4) * 1e-3
+    hist, X, _ = newton_hist_model(HistTreeRegressor(max_depth=2, min_child_weight=0), s)
+    sk, _, _ = newton_hist_model(DecisionTreeRegressor(max_depth=2), s)
+    np.testing.assert_allclose(hist.decision_function(X), sk.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+    roots = [tree.tree_.weighted_n_node_samples[0] for tree in hist.estimators_]
+    np.testing.assert_allclose(roots, [t.tree_.weighted_n_node_samples[0]
+                                       for t in sk.estimators_], rtol=1e-9)
+    assert max(roots) < 0.1 and max(roots) / min(roots) > 1.2
+    np.testing.assert_allclose(hist.feature_importances_, sk.feature_importances_,
+                               rtol=0, atol=1e-10)
