@@ -174,6 +174,10 @@ def run(group, max_children, survivors_only=False):
         if not names:
             print(f"{group}: no survivors to re-test")
             return
+        # mutmut maps each test to the functions it reaches once, and keeps that map: a test
+        # changed since (say, to pass sample weights) would not be run against a function
+        # it now reaches. The survivors' tests are mapped afresh.
+        (where / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     command = ["nice", "-n", "10", str(MUTMUT), "run", "--max-children", str(max_children),
                *names]
     print(f"== {group}: {' '.join(command[:6])} ({len(names) or 'all'} mutants)", flush=True)
