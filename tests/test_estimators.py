@@ -7,22 +7,28 @@ import warnings
 import numpy as np
 import pytest
 from scipy.optimize import brentq
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.datasets import load_iris, make_classification, make_friedman1, make_hastie_10_2
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.ensemble._gradient_boosting import _random_sample_mask
-from sklearn.linear_model import LinearRegression
+from sklearn.exceptions import DataConversionWarning, NotFittedError
+from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.neighbors import KNeighborsRegressor
 from sklearn.neural_network import MLPRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.tree import DecisionTreeRegressor
+from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_equivalence import assert_same_at_every_stage
 
 from boostlib import BoostingClassifier, BoostingRegressor, steps
 from boostlib.boosting import loss_targets
 from boostlib.datasets import one_hot
 from boostlib.directions import DIRECTIONS
+from boostlib.losses import SquaredError
 from boostlib.steps import STEPS
+from boostlib.trees import HistTreeRegressor
 
 # Integer weights against repeated rows, on scikit-learn's 15 rows × 30 features: several
 # features split the weighted rows equally well, their gains equal up to rounding, and
@@ -596,3 +602,258 @@ def test_steps_and_estimators_of_different_lengths_refuse_to_predict(attribute):
         model.predict(X)
     with pytest.raises(ValueError, match=mismatch):
         list(model.staged_predict(X))
+
+
+def test_class_count_errors_give_the_whole_message():
+    """One class in ``y``, or weights that leave one class with weight (here the last
+    class, so its bin of the weighted count is 0): the ValueError's text word for word."""
+    X, y = hastie(60)
+    model = BoostingClassifier(n_estimators=2)
+    one_class = np.array(["a"] * 60, dtype=object)
+    with pytest.raises(ValueError, match=r"^y has only one class \('a'\); "
+                                         r"a classifier needs at least 2 classes$"):
+        model.fit(X, one_class)
+    labels = np.where(y > 0, "b", "a")
+    with pytest.raises(ValueError, match=r"^sample_weight leaves fewer than 2 classes "
+                                         r"with a positive weight$"):
+        model.fit(X, labels, sample_weight=(labels == "a").astype(float))
+
+
+def test_a_failed_fit_leaves_an_estimator_that_is_not_fitted():
+    """A fit that fails after X was checked (``n_features_in_``, ``classes_`` already set)
+    leaves an estimator whose predict raises NotFittedError, also after an earlier fit."""
+    X, y = hastie(60)
+    classifier = BoostingClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="only one class"):
+        classifier.fit(X, np.ones(60))
+    assert hasattr(classifier, "classes_") and hasattr(classifier, "n_features_in_")
+    for method in (classifier.predict, classifier.predict_proba, classifier.decision_function):
+        with pytest.raises(NotFittedError, match="not fitted yet"):
+            method(X)
+    regressor = BoostingRegressor(n_estimators=2)
+    with pytest.raises(ValueError, match="sample_weight"):
+        regressor.fit(X, y, sample_weight=np.r_[-1.0, np.ones(59)])
+    assert hasattr(regressor, "n_features_in_")
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        regressor.predict(X)
+
+
+def test_init_zero_starts_every_score_at_zero_as_scikit_learn():
+    """``init="zero"``: ``F_0 = 0`` (one zero per class for softmax), ``ρ_0 = 1``,
+    ``train_loss_[0]`` the loss at 0; the same model as scikit-learn's ``init="zero"``."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    ours = BoostingRegressor(init="zero", n_estimators=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.init_.predict(X), np.zeros(100))
+    assert ours.init_step_ == 1.0
+    assert ours.train_loss_[0] == pytest.approx(0.5 * np.mean(y ** 2), rel=1e-12)
+    theirs = GradientBoostingRegressor(init="zero", max_depth=3, n_estimators=5,
+                                       random_state=0).fit(X, y)
+    assert_same_at_every_stage(ours.staged_predict(X), theirs.staged_predict(X))
+    X, y = load_iris(return_X_y=True)
+    ours = BoostingClassifier(init="zero", n_estimators=5, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(ours.init_.predict(X), np.zeros((150, 3)))
+    assert ours.train_loss_[0] == pytest.approx(np.log(3), rel=1e-12)
+    theirs = GradientBoostingClassifier(init="zero", max_depth=3, n_estimators=5,
+                                        random_state=0).fit(X, y)
+    assert_same_at_every_stage(ours.staged_decision_function(X),
+                               theirs.staged_decision_function(X))
+
+
+def test_init_learner_with_leaf_newton_sets_each_leaf_to_its_optimum():
+    """``init="learner"`` with the default step (leaf_newton): ``F_0`` is the tree fitted
+    to ``y`` with each leaf's value replaced by its optimal constant, for absolute error the
+    lower median of ``y`` in the leaf (not the tree's leaf mean); ``ρ_0 = 1``."""
+    X, y = make_friedman1(n_samples=120, random_state=1)
+    model = BoostingRegressor(loss="absolute_error", init="learner", n_estimators=1,
+                              random_state=0).fit(X, y)
+    X32 = X.astype(np.float32)
+    leaves, F0 = model.init_.apply(X32), model.init_.predict(X32)
+    assert model.init_step_ == 1.0
+    means = np.zeros_like(F0)
+    for leaf in np.unique(leaves):
+        inside = leaves == leaf
+        in_leaf = np.sort(y[inside])
+        np.testing.assert_array_equal(F0[inside], in_leaf[(len(in_leaf) - 1) // 2])
+        means[inside] = in_leaf.mean()
+    assert np.max(np.abs(F0 - means)) > 0.1
+    assert model.train_loss_[0] == pytest.approx(np.mean(np.abs(y - F0)), rel=1e-12)
+
+
+def test_init_learner_draws_from_the_shared_random_state():
+    """The initial learner draws from the estimator's RandomState first, like every stage's
+    learner: its ExtraTreeRegressor is the one ``RandomState(random_state)`` grows."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    kwargs = dict(learner=ExtraTreeRegressor(max_depth=3), init="learner",
+                  init_step="constant", n_estimators=2, random_state=3)
+    model = BoostingRegressor(**kwargs).fit(X, y)
+    X32 = X.astype(np.float32)
+    h0 = ExtraTreeRegressor(max_depth=3, random_state=np.random.RandomState(3)).fit(X32, y)
+    np.testing.assert_array_equal(model.init_.predict(X32), h0.predict(X32))
+    np.testing.assert_array_equal(BoostingRegressor(**kwargs).fit(X, y).predict(X),
+                                  model.predict(X))
+
+
+class _UnweightedSquaredError(SquaredError):
+    """Squared error written without sample weights: ``optimal_constant`` takes ``y`` alone."""
+
+    def optimal_constant(self, y):
+        return super().optimal_constant(y)
+
+
+def test_a_loss_whose_optimal_constant_takes_no_weights_fits_unweighted():
+    """Without sample_weight the optimal constant is asked for with ``y`` alone, so a
+    user's Loss written without weights fits: the model of ``loss="squared_error"``."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    model = BoostingRegressor(loss=_UnweightedSquaredError(), n_estimators=3,
+                              random_state=0).fit(X, y)
+    reference = BoostingRegressor(n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+def test_a_learner_whose_fit_takes_no_sample_weight_boosts_unweighted():
+    """Without sample_weight (every learner weight 1) no learner, the initial one included,
+    is passed one: KNeighborsRegressor, whose fit takes none, boosts."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    model = BoostingRegressor(learner=KNeighborsRegressor(n_neighbors=5), init="learner",
+                              step="line_search", n_estimators=3).fit(X, y)
+    h0 = KNeighborsRegressor(n_neighbors=5).fit(X, y)
+    np.testing.assert_array_equal(model.init_.predict(X), h0.predict(X))
+    F = training_scores(model, X)
+    np.testing.assert_allclose([model.loss_.mean(y, Fm) for Fm in F], model.train_loss_,
+                               rtol=1e-12)
+    assert np.all(np.diff(model.train_loss_) < 0)
+
+
+def test_every_stage_fits_its_own_copy_of_a_pipeline():
+    """A Pipeline learner is copied deeply per stage: the stages share no scaler or tree,
+    so fitting stage m leaves the earlier stages' pipelines as they were fitted."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    learner = make_pipeline(StandardScaler(), DecisionTreeRegressor(max_depth=2, random_state=0))
+    model = BoostingRegressor(learner=learner, step="line_search", n_estimators=4).fit(X, y)
+    assert len({id(pipe[-1]) for pipe in model.estimators_}) == 4
+    F = training_scores(model, X)
+    np.testing.assert_allclose([model.loss_.mean(y, Fm) for Fm in F], model.train_loss_,
+                               rtol=1e-12)
+    assert np.all(np.diff(model.train_loss_) < 0)
+
+
+def test_per_class_steps_and_learners_of_different_widths_refuse_to_predict():
+    """Per class each stage pairs its ``K`` steps with its ``K`` learners: a model whose
+    ``steps_`` lost class columns after the fit raises instead of pairing them silently
+    (one column would broadcast over the three scores)."""
+    X, y = load_iris(return_X_y=True)
+    model = BoostingClassifier(n_estimators=3, random_state=0).fit(X, y)
+    model.steps_ = model.steps_[:, :1]
+    mismatch = r"^zip\(\) argument 2 is longer than argument 1$"
+    with pytest.raises(ValueError, match=mismatch):
+        model.decision_function(X)
+    with pytest.raises(ValueError, match=mismatch):
+        list(model.staged_decision_function(X))
+
+
+class _ColumnKNeighbors(RegressorMixin, BaseEstimator):
+    """k nearest neighbours predicting a column (n, 1) for a 1-d ``y``, as Keras models do."""
+
+    def fit(self, X, y):
+        self.knn_ = KNeighborsRegressor(n_neighbors=5).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.knn_.predict(X)[:, None]
+
+
+def test_a_learner_predicting_a_column_fits_a_scalar_loss():
+    """A learner whose predictions have shape (n, 1) is read as (n,) for a scalar loss:
+    the model and its shapes are those of the same learner predicting (n,)."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    kwargs = dict(step="line_search", n_estimators=3)
+    model = BoostingRegressor(learner=_ColumnKNeighbors(), **kwargs).fit(X, y)
+    reference = BoostingRegressor(learner=KNeighborsRegressor(n_neighbors=5), **kwargs).fit(X, y)
+    assert model.predict(X).shape == (100,)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+    np.testing.assert_array_equal(model.train_loss_, reference.train_loss_)
+
+
+def test_a_learner_predicting_float32_is_read_as_float64():
+    """Ridge on float32 X predicts float32; every ``u`` is read as float64, so the training
+    scores (``F_0 = h_0`` too) are the float64 sums that predict recomputes."""
+    X, y = make_friedman1(n_samples=100, random_state=0)
+    X32 = X.astype(np.float32)
+    model = BoostingRegressor(learner=Ridge(alpha=1.0), init="learner", step="constant",
+                              n_estimators=3, learning_rate=0.5).fit(X32, y)
+    assert model.estimators_[0].predict(X32).dtype == np.float32
+    F = [model.init_step_ * model.init_.predict(X32).astype(float)]
+    for rho, learner in zip(model.steps_, model.estimators_, strict=True):
+        F.append(F[-1] + model.learning_rate * rho * learner.predict(X32).astype(float))
+    np.testing.assert_allclose([model.loss_.mean(y, Fm) for Fm in F], model.train_loss_,
+                               rtol=1e-14)
+    prediction = model.predict(X32)
+    assert prediction.dtype == np.float64
+    np.testing.assert_allclose(prediction, F[-1], rtol=1e-14)
+
+
+def test_hist_tree_learners_per_class():
+    """Per class the ``K`` HistTreeRegressor learners of a stage read the bins made once;
+    each moves its class's score by ``ν ρ_k h_k(x)``, as the staged scores recompute."""
+    X, y = load_iris(return_X_y=True)
+    model = BoostingClassifier(learner=HistTreeRegressor(max_depth=2), n_estimators=3,
+                               random_state=0).fit(X, y)
+    assert model.estimators_.shape == (3, 3) and model.decision_function(X).shape == (150, 3)
+    staged = list(model.staged_decision_function(X))
+    np.testing.assert_allclose([model.loss_.mean(np.eye(3)[y], F) for F in staged],
+                               model.train_loss_[1:], rtol=1e-12)
+    assert model.score(X, y) > 0.9
+
+
+def test_hist_tree_learner_on_a_one_column_vector_loss():
+    """``quadratic`` on ``y`` of shape (n, 1) with HistTreeRegressor and a line search:
+    each stage's ``u``, read off the fit as (n,), becomes the column the scores have; the
+    model is squared error's on the flat ``y`` (twice the loss: the trees fit twice the
+    residual, the line search halves ``ρ``)."""
+    X, y = make_friedman1(n_samples=120, random_state=0)
+    kwargs = dict(learner=HistTreeRegressor(max_depth=2), step="line_search", n_estimators=3,
+                  random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataConversionWarning)  # z (n, 1) for a 1-d tree
+        column = BoostingRegressor(loss="quadratic", **kwargs).fit(X, y[:, None])
+    flat = BoostingRegressor(**kwargs).fit(X, y)
+    assert column.predict(X).shape == (120, 1)
+    np.testing.assert_allclose(column.predict(X)[:, 0], flat.predict(X), rtol=1e-12)
+    np.testing.assert_allclose(column.train_loss_, 2 * flat.train_loss_, rtol=1e-12)
+
+
+class _ColumnHistTrees(HistTreeRegressor):
+    """One HistTreeRegressor per column of ``y`` on the bins HistTreeRegressor.bin makes:
+    a multi-output learner that reads X binned, predicting in float32."""
+
+    def fit(self, X, y, sample_weight=None):
+        Y = np.asarray(y, dtype=float).reshape(len(y), -1)
+        self.trees_ = [HistTreeRegressor(max_depth=self.max_depth).fit(X, Y[:, k], sample_weight)
+                       for k in range(Y.shape[1])]
+        return self
+
+    def fit_predict(self, X, y, sample_weight=None):
+        return self.fit(X, y, sample_weight).predict(X)
+
+    def predict(self, X):
+        return np.column_stack([tree.predict(X) for tree in self.trees_]).astype(np.float32)
+
+
+def test_a_multi_output_learner_that_bins_x():
+    """A learner with ``bin`` is fitted with ``fit_predict``: its (n, K) float32 output is
+    read as float64 of the scores' shape, so the training scores are the float64 sums
+    that predict recomputes on the bins."""
+    X, y = make_friedman1(n_samples=120, random_state=0)
+    Y = np.column_stack([y, np.sin(y)])
+    model = BoostingRegressor(loss="quadratic", step="line_search",
+                              learner=_ColumnHistTrees(max_depth=2), n_estimators=3,
+                              learning_rate=0.5, random_state=0).fit(X, Y)
+    binned = model.binner_.transform(X)
+    F = [model.init_.predict(X)]
+    for rho, learner in zip(model.steps_, model.estimators_, strict=True):
+        F.append(F[-1] + model.learning_rate * rho * learner.predict(binned).astype(float))
+    np.testing.assert_allclose([model.loss_.mean(Y, Fm) for Fm in F], model.train_loss_,
+                               rtol=1e-14)
+    assert model.predict(X).shape == (120, 2)
+    np.testing.assert_allclose(model.predict(X), F[-1], rtol=1e-14)
+    assert model.train_loss_[-1] < 0.5 * model.train_loss_[0]
