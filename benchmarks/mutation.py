@@ -71,8 +71,9 @@ GROUPS = {
 PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
 # mutmut's verdicts by exit code (mutmut.stats.status_by_exit_code)
 KILLED, SURVIVED, NO_TESTS, NOT_CHECKED = "killed", "survived", "no tests", "not checked"
+# (-11: the mutant crashed the test process, e.g. a numba kernel writing out of bounds)
 STATUS = {1: KILLED, 3: KILLED, 0: SURVIVED, 5: NO_TESTS, 33: NO_TESTS, 36: KILLED, -24: KILLED,
-          24: KILLED, 152: KILLED, 255: KILLED}
+          24: KILLED, 152: KILLED, 255: KILLED, -11: KILLED}
 
 
 def _toml_list(values):
