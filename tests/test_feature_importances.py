@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from scipy.special import expit
 from sklearn.datasets import make_classification, make_friedman1, make_hastie_10_2
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
 from sklearn.inspection import permutation_importance
@@ -201,7 +202,7 @@ def test_hist_tree_importances_divide_each_tree_by_its_root_weight():
     scores = [model.init_step_ * model.init_.predict(X), *model.staged_decision_function(X)]
     total, roots = np.zeros(X.shape[1]), []
     for tree, F in zip(model.estimators_, scores[:-1], strict=True):
-        p = 1 / (1 + np.exp(-F))
+        p = expit(F)
         h = p * (1 - p)
         z, w = (y - p) / h, h * s * 1e-3  # the Newton target and its weight
         t = tree.tree_
