@@ -49,6 +49,7 @@ RESULT = HERE / "results" / "mutation.md"
 EQUIVALENT = HERE / "mutation_equivalent.toml"
 MUTMUT = Path(sys.executable).with_name("mutmut")
 TREES = ["splitting", "grower", "binning", "histograms", "predictor", "hist_tree"]
+TREE_TESTS = ["tests/test_hist_tree.py", "tests/test_kernels.py", "tests/test_missing_values.py"]
 KERNELS = ["splitting", "grower", "binning", "histograms", "predictor"]  # hold @njit kernels
 
 # group -> (modules mutated, test files run for each mutant)
@@ -63,9 +64,9 @@ GROUPS = {
                   "tests/test_equivalence.py", "tests/test_sample_weight.py",
                   "tests/test_missing_values.py", "tests/test_feature_importances.py"]),
     # the trees' Python code, numba on (mutmut leaves the @njit kernels alone) ...
-    "trees": ([f"boostlib/trees/{name}.py" for name in TREES], ["tests/test_hist_tree.py"]),
+    "trees": ([f"boostlib/trees/{name}.py" for name in TREES], TREE_TESTS),
     # ... and their numba kernels, as plain Python (see above)
-    "kernels": ([f"boostlib/trees/{name}.py" for name in KERNELS], ["tests/test_hist_tree.py"]),
+    "kernels": ([f"boostlib/trees/{name}.py" for name in KERNELS], TREE_TESTS),
 }
 # -x: a mutant is killed at its first failing test; no random order, no xdist in mutmut
 PYTEST_ARGS = ["-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
@@ -222,6 +223,10 @@ def report():
             label = f"{module} (kernels)" if group == "kernels" else module
             names = sorted(n for n in found if module_of(n) == module)
             checked = [n for n in names if found[n] != NOT_CHECKED]
+            meta = SCRATCH / group / "mutants" / (module + ".meta")
+            if not names and meta.exists():  # run, and nothing to mutate: all numba kernels
+                rows.append(f"| `{label}` | 0 | – | | | | only numba kernels (below) |")
+                continue
             if not checked:
                 rows.append(f"| `{label}` | {len(names) or ''} | not run | | | | |")
                 totals["mutants"] += len(names)
