@@ -238,6 +238,11 @@ class _Boosting(BaseEstimator):
         self._prototype = prototype
         self._shares_random_state = "random_state" in prototype.get_params()
         is_tree = isinstance(prototype, TREES)
+        # the trees' own check of y >= 0 for Poisson is among the input checks skipped
+        if is_tree and prototype.get_params().get("criterion") == "poisson":
+            raise ValueError("learner: criterion='poisson' needs targets >= 0, but the "
+                             "pseudo-responses each stage fits take both signs; use "
+                             "'squared_error' or 'friedman_mse'")
         self._tree_kwargs = {"check_input": False} if is_tree else {}
         # a learner with bin() (HistTreeRegressor) reads X binned: once per fit, not per stage
         self._bins_X = callable(getattr(prototype, "bin", None))
@@ -554,7 +559,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         Any scikit-learn regressor, cloned per stage; ``None`` means
         ``DecisionTreeRegressor(max_depth=3)``. Its ``random_state`` is replaced
         by the shared random state. :class:`~boostlib.trees.HistTreeRegressor`
-        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN.
+        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN. A
+        scikit-learn tree with ``criterion="poisson"`` is refused: the
+        pseudo-responses it would fit take both signs.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1

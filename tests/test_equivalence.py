@@ -120,6 +120,39 @@ def test_early_stopping_matches_sklearn():
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), atol=1e-10)
 
 
+@pytest.mark.parametrize("Ours, Theirs, loss, data", [
+    (BoostingRegressor, GradientBoostingRegressor, "squared_error", REGRESSION["friedman1"]),
+    (BoostingRegressor, GradientBoostingRegressor, "absolute_error", REGRESSION["friedman1"]),
+    (BoostingClassifier, GradientBoostingClassifier, "log_loss", CLASSIFICATION["hastie"]),
+    (BoostingClassifier, GradientBoostingClassifier, "exponential", CLASSIFICATION["hastie"]),
+    (BoostingClassifier, GradientBoostingClassifier, "log_loss", FOUR),
+])
+def test_early_stopping_with_a_coarse_tol_matches_sklearn(Ours, Theirs, loss, data):
+    """tol is compared with scikit-learn's validation loss: twice the mean for squared
+    error and binary log loss (the old deviances), the mean for the others."""
+    X, y = data
+    kwargs = dict(loss=loss, n_estimators=300, n_iter_no_change=5, random_state=0)
+    ours = Ours(tol=0.01, **kwargs).fit(X, y)
+    theirs = Theirs(tol=0.01, max_depth=3, **kwargs).fit(X, y)
+    assert ours.n_estimators_ == theirs.n_estimators_
+    assert ours.n_estimators_ < Ours(**kwargs).fit(X, y).n_estimators_  # tol=0.01 was used
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("Ours, Theirs, data", [
+    (BoostingRegressor, GradientBoostingRegressor, REGRESSION["friedman1"]),
+    (BoostingClassifier, GradientBoostingClassifier, CLASSIFICATION["hastie"]),
+])
+def test_a_bag_of_one_row_reproduces_sklearn(Ours, Theirs, data):
+    """subsample · n below 2: each stage's bag is max(1, ⌊subsample · n⌋) = 1 row."""
+    X, y = data
+    kwargs = dict(subsample=1.5 / len(y), n_estimators=20, random_state=2)
+    ours = Ours(learner=DecisionTreeRegressor(max_depth=2), **kwargs).fit(X, y)
+    theirs = Theirs(max_depth=2, **kwargs).fit(X, y)
+    staged = "staged_predict" if Ours is BoostingRegressor else "staged_decision_function"
+    assert_same_at_every_stage(getattr(ours, staged)(X), getattr(theirs, staged)(X))
+
+
 @pytest.mark.parametrize(
     "data, depth", [("hastie", 1), ("hastie", 2), ("hastie", 3), ("classification", 1),
                     ("classification", 2)]

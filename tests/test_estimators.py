@@ -14,7 +14,8 @@ from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegress
 from sklearn.ensemble._gradient_boosting import _random_sample_mask
 from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.linear_model import LinearRegression, Ridge
-from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.metrics import mean_squared_error
+from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.neural_network import MLPRegressor
 from sklearn.pipeline import make_pipeline
@@ -616,6 +617,44 @@ def test_class_count_errors_give_the_whole_message():
     with pytest.raises(ValueError, match=r"^sample_weight leaves fewer than 2 classes "
                                          r"with a positive weight$"):
         model.fit(X, labels, sample_weight=(labels == "a").astype(float))
+
+
+@pytest.mark.parametrize("Tree", [DecisionTreeRegressor, ExtraTreeRegressor])
+def test_a_poisson_tree_is_refused_as_it_cannot_fit_pseudo_responses(Tree):
+    """The trees' own y >= 0 check is skipped with their input checks (check_input=False),
+    so a Poisson tree would fit silently to nothing; boostlib refuses it by name."""
+    X, y = make_friedman1(n_samples=60, random_state=0)
+    with pytest.raises(ValueError, match=r"^learner: criterion='poisson' needs targets >= 0"):
+        BoostingRegressor(learner=Tree(criterion="poisson"), n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="criterion='poisson'"):
+        BoostingClassifier(learner=Tree(criterion="poisson"), n_estimators=2).fit(*hastie(60))
+
+
+@pytest.mark.parametrize("learner", [DecisionTreeRegressor(max_depth=3),
+                                     HistTreeRegressor(max_depth=3)], ids=["exact", "hist"])
+def test_early_stopping_stops_where_the_validation_loss_first_fails_the_rule(learner):
+    """The rule recomputed from the held-out rows' staged predictions: stage m is kept
+    while its loss beats one of the last n_iter_no_change by more than tol; the fit ends
+    at the first stage that does not. A hist tree predicts the validation rows binned by
+    the training rows' thresholds, as staged_predict bins new X."""
+    X, y = make_friedman1(n_samples=400, noise=1.0, random_state=0)
+    patience, tol = 4, 0.01
+    model = BoostingRegressor(learner=learner, n_estimators=500, n_iter_no_change=patience,
+                              validation_fraction=0.25, tol=tol, random_state=3).fit(X, y)
+    assert model.n_estimators_ < 500
+    if isinstance(learner, HistTreeRegressor):
+        assert model.binner_ is not None
+    else:
+        assert model.binner_ is None  # nothing binned for a learner that reads raw X
+    _, X_val, _, y_val = train_test_split(X, y, test_size=0.25, random_state=3)
+    history = np.full(patience, np.inf)
+    for m, F in enumerate(model.staged_predict(X_val)):
+        loss = mean_squared_error(y_val, F)  # scikit-learn's 2 × mean ½(y − F)²
+        if not np.any(loss + tol < history):
+            break
+        history[m % patience] = loss
+    assert m == model.n_estimators_ - 1
+    assert not np.any(loss + tol < history)
 
 
 def test_a_failed_fit_leaves_an_estimator_that_is_not_fitted():

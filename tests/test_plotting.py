@@ -58,11 +58,15 @@ def test_loss_targets_follow_each_loss_convention():
     np.testing.assert_array_equal(loss_targets(deviance, LABELS), 2 * Y_BIN - 1)
     softmax, _, _ = CASES["softmax"]()
     np.testing.assert_array_equal(loss_targets(softmax, Y_MULTI), np.eye(3)[Y_MULTI])
+    squared, _, _ = CASES["squared_error"]()
+    targets = loss_targets(squared, [3, -1, 2])  # a regressor's targets become floats
+    assert targets.dtype == np.float64
+    np.testing.assert_array_equal(targets, [3.0, -1.0, 2.0])
 
 
 def test_unknown_label_is_named():
     estimator, _, _ = fitted(BoostingClassifier(), X_CLF, Y_BIN)
-    with pytest.raises(ValueError, match="not fitted on"):
+    with pytest.raises(ValueError, match=r"not fitted on: \[7\]$"):
         staged_loss(estimator, X_CLF[:3], np.array([0, 1, 7]))
 
 

@@ -184,9 +184,13 @@ def test_integer_weights_are_repeated_rows_with_hist_trees():
                   learner=HistTreeRegressor(max_depth=2), random_state=0)
     weighted = BoostingClassifier(**kwargs).fit(X, y, sample_weight=s)
     repeated = BoostingClassifier(**kwargs).fit(*repeat(X, y, s))
-    kept = s > 0
-    np.testing.assert_allclose(weighted.decision_function(X[kept]),
-                               repeated.decision_function(X[kept]), rtol=0, atol=1e-10)
+    # everywhere, not only at the rows kept: the rows of weight 0 placed no thresholds
+    X_new = np.random.RandomState(11).uniform(size=(300, X.shape[1]))
+    np.testing.assert_allclose(weighted.decision_function(X_new),
+                               repeated.decision_function(X_new), rtol=0, atol=1e-10)
+    for ours, theirs in zip(weighted.binner_.thresholds_, repeated.binner_.thresholds_,
+                            strict=True):
+        np.testing.assert_array_equal(ours, theirs)
 
 
 @pytest.mark.parametrize("Estimator", [BoostingRegressor, BoostingClassifier])
@@ -199,12 +203,15 @@ def test_unit_weights_are_no_weights(Estimator):
     np.testing.assert_array_equal(a.train_loss_, b.train_loss_)
 
 
-def test_weights_scale_freely():
-    """Only ratios of weights matter: 1000 s gives the model s gives."""
+@pytest.mark.parametrize("scale, n_iter_no_change", [(1000.0, None), (2.0**-12, 5)])
+def test_weights_scale_freely(scale, n_iter_no_change):
+    """Only ratios of weights matter: c s gives the model s gives, down to a sum below 1."""
     X, y = REGRESSION["friedman1"]
     s = weights(len(y), seed=11)
-    a = BoostingRegressor(n_estimators=30, random_state=0).fit(X, y, sample_weight=s)
-    b = BoostingRegressor(n_estimators=30, random_state=0).fit(X, y, sample_weight=1000 * s)
+    kwargs = dict(n_estimators=200, n_iter_no_change=n_iter_no_change, random_state=0)
+    a = BoostingRegressor(**kwargs).fit(X, y, sample_weight=s)
+    b = BoostingRegressor(**kwargs).fit(X, y, sample_weight=scale * s)
+    assert a.n_estimators_ == b.n_estimators_
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=0, atol=1e-10)
 
 
@@ -256,7 +263,9 @@ def test_training_rows_without_weight_after_the_split_are_refused():
     model = BoostingRegressor(n_iter_no_change=3, validation_fraction=0.5, random_state=0)
     s = np.zeros(len(y))
     s[:5] = 1.0
-    with pytest.raises(ValueError, match="sample_weight"):  # all five land in validation
+    message = ("sample_weight: every sample left for training after the validation split "
+               "has weight 0")
+    with pytest.raises(ValueError, match=f"^{message}$"):  # all five land in validation
         model.set_params(random_state=next(
             r for r in range(100) if _all_in_validation(X, y, s, r))).fit(X, y, sample_weight=s)
 
