@@ -552,9 +552,14 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     direction : str, default="gradient"
         What the learner is fitted to: ``"gradient"``, ``"newton"``,
         ``"newton_unweighted"``, ``"newton_raphson"`` (see :mod:`boostlib.directions`).
-    step : str, default="leaf_newton"
+    step : str or callable, default="leaf_newton"
         How far to go: ``"line_search"``, ``"newton"``, ``"leaf_newton"``,
-        ``"constant"`` (see :mod:`boostlib.steps`).
+        ``"constant"`` (see :mod:`boostlib.steps`), or a callable
+        ``step(loss, y, F, u, sample_weight=None, learner=None, X=None)`` that
+        returns ``(ρ, u)`` as they do. A callable that also takes ``bag=`` is
+        given, when the fit has sample weights, the boolean mask of the rows
+        that take part in the stage (all of them without subsampling), as
+        ``leaf_newton`` is.
     learner : regressor or None, default=None
         Any scikit-learn regressor, cloned per stage; ``None`` means
         ``DecisionTreeRegressor(max_depth=3)``. Its ``random_state`` is replaced

@@ -2,6 +2,7 @@
 
 import inspect
 import pickle
+import time
 import warnings
 
 import numpy as np
@@ -580,14 +581,46 @@ def test_verbose_prints_each_stages_mean_step_as_steps_keeps_it(capsys):
     def float32_step(loss, y_k, F_k, u, sample_weight=None, learner=None, X=None):
         return np.float32(0.10155), u
 
-    model = BoostingClassifier(step=float32_step, n_estimators=2, verbose=1,
+    started = time.perf_counter()
+    model = BoostingClassifier(step=float32_step, n_estimators=3, verbose=1,
                                random_state=0).fit(X, y)
+    wall = time.perf_counter() - started
     assert model.steps_.dtype == np.float64
     np.testing.assert_array_equal(model.steps_, float(np.float32(0.10155)))
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["Iter", "Train", "Loss", "Step", "Elapsed"]
-    printed = [line.split()[2] for line in lines[1:]]
-    assert printed == [f"{np.mean(rho):.4g}" for rho in model.steps_] == ["0.1015"] * 2
+    stage, train_loss, step, elapsed = zip(*(line.split() for line in lines[1:]), strict=True)
+    assert step == tuple(f"{np.mean(rho):.4g}" for rho in model.steps_) == ("0.1015",) * 3
+    # the other columns: the stage from 1, its training loss, the seconds since the loop began
+    assert stage == ("1", "2", "3")
+    assert train_loss == tuple(f"{loss:.4f}" for loss in model.train_loss_[1:])
+    seconds = [float(text.removesuffix("s")) for text in elapsed]
+    assert 0 <= seconds[0] <= seconds[1] <= seconds[2] <= wall + 0.01
+
+
+@pytest.mark.parametrize("subsample", [1.0, 0.5])
+def test_a_step_rule_that_takes_bag_gets_the_boolean_mask_of_the_stage(subsample):
+    """With sample weights, a user's step rule with ``bag=`` receives which rows take part:
+    every row without subsampling, the stage's bag (rows of weight 0 in it included)
+    with it; the bags drawn again from the shared RandomState (a least-squares learner
+    draws nothing from it)."""
+    X, y = make_friedman1(n_samples=80, random_state=0)
+    s = np.r_[np.zeros(10), np.ones(70)]
+    seen = []
+
+    def step(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=None):
+        seen.append((bag, sample_weight))
+        return 1.0, u
+
+    BoostingRegressor(step=step, learner=LinearRegression(), subsample=subsample,
+                      n_estimators=3, random_state=0).fit(X, y, sample_weight=s)
+    rng = np.random.RandomState(0)
+    for bag, weight in seen:
+        assert bag.dtype == bool and bag.shape == (80,)
+        expected = np.ones(80, dtype=bool) if subsample == 1.0 else \
+            _random_sample_mask(80, 40, rng).astype(bool)
+        np.testing.assert_array_equal(bag, expected)
+        np.testing.assert_array_equal(weight, s * expected)
 
 
 @pytest.mark.parametrize("attribute", ["estimators_", "steps_"])
