@@ -663,6 +663,8 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         if loss.labels is not None:
             raise ValueError(f"loss={loss.name!r} is a classification loss; use BoostingClassifier")
         self._prepare_learners()
+        if np.asarray(y).dtype.kind in "US":  # strings: converted, or refused, as object y is
+            y = np.asarray(y).astype(object)
         try:
             X, y = self._check_X(X, y=y, y_numeric=True, multi_output=loss.vector)
         except ValueError as exc:
@@ -769,7 +771,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         K = len(self.classes_)
         if K < 2:
             raise ValueError(
-                f"y has only one class ({self.classes_[0]!r}); "
+                f"y has only one class ({self.classes_[:1].tolist()[0]!r}); "
                 "a classifier needs at least 2 classes"
             )
         codes = encoder.transform(y)
