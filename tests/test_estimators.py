@@ -692,6 +692,47 @@ def test_early_stopping_stops_where_the_validation_loss_first_fails_the_rule(lea
     assert not np.any(loss + tol < history)
 
 
+def exactly_fitted_data():
+    """Four groups of five equal rows, y = 0, 1, 2, 3: one stage at ν = 1 fits y exactly
+    (every sum and mean is exact in binary), and every later stage adds exactly 0."""
+    X = np.repeat(np.arange(4.0), 5)[:, None]
+    return X, X[:, 0].copy()
+
+
+def test_a_stalled_validation_loss_with_tol_zero_stops_as_scikit_learn():
+    """With ``tol=0`` a validation loss that stays exactly 0 is no improvement: the fit
+    stops once n_iter_no_change stages have failed to beat it, as scikit-learn's does."""
+    X, y = exactly_fitted_data()
+    kwargs = dict(learning_rate=1.0, n_estimators=50, n_iter_no_change=3, tol=0.0,
+                  validation_fraction=0.2, random_state=0)
+    ours = BoostingRegressor(**kwargs).fit(X, y)
+    theirs = GradientBoostingRegressor(max_depth=3, **kwargs).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), y)
+    assert ours.n_estimators_ == theirs.n_estimators_ == 4
+
+
+def test_tol_zero_never_stops_on_the_training_loss():
+    """Without n_iter_no_change the fit stops when the training loss changes by less than
+    tol: never for tol = 0, even where it no longer changes at all."""
+    X, y = exactly_fitted_data()
+    kwargs = dict(learning_rate=1.0, n_estimators=6, random_state=0)
+    model = BoostingRegressor(tol=0.0, **kwargs).fit(X, y)
+    assert model.n_estimators_ == 6
+    np.testing.assert_array_equal(model.train_loss_[1:], 0.0)
+    assert BoostingRegressor(tol=1e-300, **kwargs).fit(X, y).n_estimators_ == 2
+
+
+def test_steps_are_float64_whatever_the_step_rule_returns():
+    X, y = make_friedman1(n_samples=60, random_state=0)
+
+    def float32_step(loss, y, F, u, sample_weight=None, learner=None, X=None):
+        return np.float32(0.7), u
+
+    model = BoostingRegressor(step=float32_step, n_estimators=3, random_state=0).fit(X, y)
+    assert model.steps_.dtype == np.float64
+    np.testing.assert_array_equal(model.steps_, float(np.float32(0.7)))
+
+
 def test_a_failed_fit_leaves_an_estimator_that_is_not_fitted():
     """A fit that fails after X was checked (``n_features_in_``, ``classes_`` already set)
     leaves an estimator whose predict raises NotFittedError, also after an earlier fit."""

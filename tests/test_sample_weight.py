@@ -215,6 +215,22 @@ def test_weights_scale_freely(scale, n_iter_no_change):
     np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("Estimator, kwargs", [
+    (BoostingRegressor, dict(loss="absolute_error", subsample=0.7)),
+    (BoostingClassifier, dict(step="line_search", n_iter_no_change=3)),
+    (BoostingClassifier, dict(direction="newton", learner=HistTreeRegressor(max_depth=2))),
+], ids=["median-leaves", "line-search", "hist-trees"])
+def test_float32_weights_give_the_float64_model(Estimator, kwargs):
+    """Weights are float64 once checked: float32 ones, the same numbers, change no bit."""
+    X, y = CLASSIFICATION["classification"]
+    s = weights(len(y), seed=3, zeros=0.1).astype(np.float32)
+    a = Estimator(n_estimators=20, random_state=0, **kwargs).fit(X, y, sample_weight=s)
+    b = Estimator(n_estimators=20, random_state=0, **kwargs).fit(
+        X, y, sample_weight=s.astype(np.float64))
+    np.testing.assert_array_equal(a.train_loss_, b.train_loss_)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
 def test_init_learner_is_fitted_with_the_weights():
     X, y = REGRESSION["friedman1"]
     s = weights(len(y), seed=12, zeros=0.3)
@@ -230,14 +246,18 @@ def test_init_learner_is_fitted_with_the_weights():
     np.testing.assert_allclose(model.init_step_, rho0, rtol=1e-6)
 
 
+# Each message names sample_weight once: scikit-learn's as it is when it does, prefixed
+# "sample_weight: " when it does not.
 BAD_WEIGHTS = {
-    "negative": (lambda n: np.r_[-1.0, np.ones(n - 1)], "sample_weight"),
-    "nan": (lambda n: np.r_[np.nan, np.ones(n - 1)], "sample_weight.*NaN"),
-    "inf": (lambda n: np.r_[np.inf, np.ones(n - 1)], "sample_weight.*infinity"),
-    "too-short": (lambda n: np.ones(n - 1), "sample_weight"),
-    "2-d": (lambda n: np.ones((n, 2)), "sample_weight"),
-    "all-zero": (lambda n: np.zeros(n), "sample_weight"),
-    "text": (lambda n: np.array(["a"] * n), "sample_weight"),
+    "negative": (lambda n: np.r_[-1.0, np.ones(n - 1)],
+                 r"^Negative values in data passed to `sample_weight`"),
+    "nan": (lambda n: np.r_[np.nan, np.ones(n - 1)], r"^Input sample_weight contains NaN"),
+    "inf": (lambda n: np.r_[np.inf, np.ones(n - 1)], r"^Input sample_weight contains infinity"),
+    "too-short": (lambda n: np.ones(n - 1), r"^sample_weight\.shape == \(\d+,\), expected"),
+    "2-d": (lambda n: np.ones((n, 2)), r"^sample_weight: Sample weights must be 1D"),
+    "all-zero": (lambda n: np.zeros(n), r"^sample_weight sums to zero: at least one sample "
+                                        r"needs a positive weight$"),
+    "text": (lambda n: np.array(["a"] * n), r"^sample_weight: could not convert string"),
 }
 
 
