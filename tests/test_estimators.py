@@ -625,6 +625,24 @@ def test_a_step_rule_that_takes_bag_gets_the_boolean_mask_of_the_stage(subsample
         np.testing.assert_array_equal(weight, s * expected)
 
 
+def test_a_step_rule_whose_signature_cannot_be_read_is_not_given_bag():
+    """``inspect.signature`` fails on some callables; such a step rule is called without
+    ``bag=``, as one that does not take it is."""
+    X, y = make_friedman1(n_samples=60, random_state=0)
+
+    class Step:
+        __signature__ = "unreadable"  # inspect.signature raises TypeError
+
+        def __call__(self, loss, y, F, u, sample_weight=None, learner=None, X=None):
+            return 0.5, u
+
+    with pytest.raises(TypeError):
+        inspect.signature(Step())
+    model = BoostingRegressor(step=Step(), n_estimators=2, random_state=0).fit(
+        X, y, sample_weight=np.ones(60))
+    np.testing.assert_array_equal(model.steps_, 0.5)
+
+
 @pytest.mark.parametrize("attribute", ["estimators_", "steps_"])
 def test_steps_and_estimators_of_different_lengths_refuse_to_predict(attribute):
     """Each stage is a pair (``ρ_m``, ``h_m``): a model whose ``steps_`` and ``estimators_``
