@@ -151,23 +151,10 @@ class _Boosting(BaseEstimator):
     # K single-output learners per stage (set by BoostingClassifier.fit)
     _per_class = False
 
-    def __init__(
-        self,
-        loss,
-        direction="gradient",
-        step="leaf_newton",
-        learner=None,
-        n_estimators=100,
-        learning_rate=0.1,
-        init="constant",
-        init_step=None,
-        subsample=1.0,
-        tol=None,
-        n_iter_no_change=None,
-        validation_fraction=0.1,
-        random_state=None,
-        verbose=0,
-    ):
+    # no defaults here: each estimator's own __init__ holds them (and get_params reads it)
+    def __init__(self, *, loss, direction, step, learner, n_estimators, learning_rate, init,
+                 init_step, subsample, tol, n_iter_no_change, validation_fraction,
+                 random_state, verbose):
         self.loss = loss
         self.direction = direction
         self.step = step

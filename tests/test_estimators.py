@@ -315,6 +315,10 @@ BAD_PARAMS = [
     ("direction", "steepest"), ("step", "golden"), ("learner", "tree"),
     ("init_step", "golden"), ("verbose", -1), ("verbose", "loud"),
     ("multiclass", "ovr"), ("multiclass", None),
+    # booleans and strings are not numbers; each bound is refused at its edge
+    ("learning_rate", True), ("subsample", "0.5"), ("tol", np.inf), ("tol", False),
+    ("validation_fraction", 0.0), ("validation_fraction", True),
+    ("learner", StandardScaler()),  # fit, but no predict
 ]
 
 
