@@ -758,7 +758,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         K = len(self.classes_)
         if K < 2:
             raise ValueError(
-                f"y has only one class ({self.classes_[:1].tolist()[0]!r}); "
+                f"y has only one class ({self.classes_.tolist()[0]!r}); "
                 "a classifier needs at least 2 classes"
             )
         codes = encoder.transform(y)

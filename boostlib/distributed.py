@@ -608,7 +608,7 @@ class DaskBoostingClassifier(ClassifierMixin, _DaskBoosting):
         self.classes_ = np.sort(classes)
         K = len(self.classes_)
         if K < 2:
-            raise ValueError(f"y has only one class ({self.classes_[:1].tolist()[0]!r}); "
+            raise ValueError(f"y has only one class ({self.classes_.tolist()[0]!r}); "
                              "a classifier needs at least 2 classes")
         if loss.name == "log_loss" and K > 2:
             loss = Softmax()

@@ -681,7 +681,9 @@ def test_a_poisson_tree_is_refused_as_it_cannot_fit_pseudo_responses(Tree):
     """The trees' own y >= 0 check is skipped with their input checks (check_input=False),
     so a Poisson tree would fit silently to nothing; boostlib refuses it by name."""
     X, y = make_friedman1(n_samples=60, random_state=0)
-    with pytest.raises(ValueError, match=r"^learner: criterion='poisson' needs targets >= 0"):
+    with pytest.raises(ValueError, match=r"^learner: criterion='poisson' needs targets >= 0, "
+                                         r"but the pseudo-responses each stage fits take "
+                                         r"both signs; use 'squared_error' or 'friedman_mse'$"):
         BoostingRegressor(learner=Tree(criterion="poisson"), n_estimators=2).fit(X, y)
     with pytest.raises(ValueError, match="criterion='poisson'"):
         BoostingClassifier(learner=Tree(criterion="poisson"), n_estimators=2).fit(*hastie(60))
@@ -721,16 +723,17 @@ def exactly_fitted_data():
     return X, X[:, 0].copy()
 
 
-def test_a_stalled_validation_loss_with_tol_zero_stops_as_scikit_learn():
+@pytest.mark.parametrize("patience", [1, 3])
+def test_a_stalled_validation_loss_with_tol_zero_stops_as_scikit_learn(patience):
     """With ``tol=0`` a validation loss that stays exactly 0 is no improvement: the fit
     stops once n_iter_no_change stages have failed to beat it, as scikit-learn's does."""
     X, y = exactly_fitted_data()
-    kwargs = dict(learning_rate=1.0, n_estimators=50, n_iter_no_change=3, tol=0.0,
+    kwargs = dict(learning_rate=1.0, n_estimators=50, n_iter_no_change=patience, tol=0.0,
                   validation_fraction=0.2, random_state=0)
     ours = BoostingRegressor(**kwargs).fit(X, y)
     theirs = GradientBoostingRegressor(max_depth=3, **kwargs).fit(X, y)
     np.testing.assert_array_equal(ours.predict(X), y)
-    assert ours.n_estimators_ == theirs.n_estimators_ == 4
+    assert ours.n_estimators_ == theirs.n_estimators_ == 1 + patience
 
 
 def test_tol_zero_never_stops_on_the_training_loss():

@@ -315,7 +315,9 @@ def test_a_learner_without_sample_weight_is_named():
 
     X, y = REGRESSION["friedman1"]
     s = weights(len(y), seed=14)
-    with pytest.raises(ValueError, match="KNeighborsRegressor.*sample_weight"):
+    with pytest.raises(ValueError, match=r"^sample_weight reaches every learner's fit, but "
+                                         r"learner=KNeighborsRegressor\(\) takes no "
+                                         r"sample_weight$"):
         BoostingRegressor(learner=KNeighborsRegressor(), step="line_search",
                           n_estimators=2).fit(X, y, sample_weight=s)
     model = BoostingRegressor(learner=LinearRegression(), step="line_search", n_estimators=2)
