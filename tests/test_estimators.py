@@ -255,6 +255,15 @@ def training_scores(model, X):
     return F
 
 
+def assert_train_loss_is_the_loss_of_the_stages(model, X, Y):
+    """``train_loss_[m]`` is the mean loss of ``F_m`` rebuilt from the fitted attributes
+    (``Y`` in the loss's convention); returns ``F_0 … F_M``."""
+    F = training_scores(model, X)
+    np.testing.assert_allclose([model.loss_.mean(Y, Fm) for Fm in F], model.train_loss_,
+                               rtol=1e-12)
+    return F
+
+
 @pytest.mark.parametrize(
     "estimator",
     [BoostingRegressor(loss="huber"), BoostingRegressor(loss="absolute_error"),
@@ -271,9 +280,7 @@ def test_init_learner_scaled_by_a_line_search_reaches_every_prediction(estimator
                                         random_state=0).fit(X, y)
     assert abs(model.init_step_ - 1) > 1e-4  # far above the tolerances below
     Y = loss_targets(model, y)
-    F = training_scores(model, X)
-    np.testing.assert_allclose([model.loss_.mean(Y, Fm) for Fm in F], model.train_loss_,
-                               rtol=1e-12)
+    F = assert_train_loss_is_the_loss_of_the_stages(model, X, Y)
     if isinstance(model, BoostingRegressor):
         staged, final = list(model.staged_predict(X)), model.predict(X)
     else:
@@ -857,9 +864,7 @@ def test_a_learner_whose_fit_takes_no_sample_weight_boosts_unweighted():
                               step="line_search", n_estimators=3).fit(X, y)
     h0 = KNeighborsRegressor(n_neighbors=5).fit(X, y)
     np.testing.assert_array_equal(model.init_.predict(X), h0.predict(X))
-    F = training_scores(model, X)
-    np.testing.assert_allclose([model.loss_.mean(y, Fm) for Fm in F], model.train_loss_,
-                               rtol=1e-12)
+    assert_train_loss_is_the_loss_of_the_stages(model, X, y)
     assert np.all(np.diff(model.train_loss_) < 0)
 
 
@@ -870,9 +875,7 @@ def test_every_stage_fits_its_own_copy_of_a_pipeline():
     learner = make_pipeline(StandardScaler(), DecisionTreeRegressor(max_depth=2, random_state=0))
     model = BoostingRegressor(learner=learner, step="line_search", n_estimators=4).fit(X, y)
     assert len({id(pipe[-1]) for pipe in model.estimators_}) == 4
-    F = training_scores(model, X)
-    np.testing.assert_allclose([model.loss_.mean(y, Fm) for Fm in F], model.train_loss_,
-                               rtol=1e-12)
+    assert_train_loss_is_the_loss_of_the_stages(model, X, y)
     assert np.all(np.diff(model.train_loss_) < 0)
 
 
