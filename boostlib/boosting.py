@@ -72,6 +72,7 @@ from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
 from .losses import Coordinate, Loss, Softmax, get_loss
 from .steps import get_step
 from .subsampling import StageWeights
+from .trees.binning import binning_seed
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
@@ -369,12 +370,15 @@ class _Boosting(BaseEstimator):
         """``X`` binned once per fit for a learner that bins (chapter 8); otherwise ``X``.
 
         Every stage's learner then reuses the bins, kept in ``binner_`` (None
-        for a learner that reads ``X`` itself). Rows of weight 0 place no thresholds.
+        for a learner that reads ``X`` itself). Rows of weight 0 place no
+        thresholds; the rows that place them are drawn with a seed taken from
+        ``random_state`` (:func:`~boostlib.trees.binning.binning_seed`), which
+        leaves the loop's own draws scikit-learn's.
         """
         self.binner_ = None
         if not self._bins_X:
             return X
-        X = self._prototype.bin(X, sample_weight)
+        X = self._prototype.bin(X, sample_weight, seed=binning_seed(self.random_state))
         self.binner_ = X.binner
         return X
 
@@ -602,7 +606,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     validation_fraction : float, default=0.1
         Share of the training data held out for ``n_iter_no_change``.
     random_state : int, RandomState or None, default=None
-        Seeds subsampling, the validation split and every learner.
+        Seeds subsampling, the validation split, every learner and the rows
+        that place the bins of a learner that bins ``X`` (drawn from a copy:
+        :func:`~boostlib.trees.binning.binning_seed`).
     verbose : int, default=0
         Print one line per stage when > 0.
 
