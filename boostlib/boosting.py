@@ -394,7 +394,7 @@ class _Boosting(BaseEstimator):
         stage_weights = StageWeights(s, self.subsample, len(X), rng, self._step_takes_bag)
         for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
             weight, bag = stage_weights.draw()                        # s × the subsample
-            if self._per_class:                                       # K classes (chapter 4)
+            if self._per_class:                                       # K classes: K learners
                 learner, rho, u = self._fit_stage_per_class(X, Y, F, weight, bag, rng)
             else:
                 z, w = self._direction(loss, Y, F)                    # 2.1 target z (ỹ = −g)
@@ -459,8 +459,8 @@ class _Boosting(BaseEstimator):
         if not self._per_class:
             return self.learning_rate * rho * self._learner_output(learner, X)
         return np.column_stack([
-            self.learning_rate * rho_k * self._learner_output(h_k, X).reshape(len(X))
-            for rho_k, h_k in zip(rho, learner, strict=True)
+            self.learning_rate * rho_k * self._learner_output(f_k, X).reshape(len(X))
+            for rho_k, f_k in zip(rho, learner, strict=True)
         ])
 
     def _fit_init(self, X, Y, rng, sample_weight=None):
