@@ -250,7 +250,7 @@ def check_early_stopping(model, X, y, s):
     expected = model.n_estimators
     for m, F in enumerate(staged_raw(model, X_val)):
         loss = factor * model.loss_.mean(Y_val, F, s_val)
-        if np.any(loss + 1e-4 < history):
+        if np.any(loss + 1e-4 < history):  # tol=None: scikit-learn's default 1e-4
             history[m % N_ITER_NO_CHANGE] = loss
         else:
             expected = m + 1
@@ -277,7 +277,8 @@ def by_hand(model, X, y, s, bags):
     subsampled = model.subsample < 1
     assert len(bags) == (model.n_estimators_ if subsampled else 0)
     direction = get_direction(model.direction)
-    K = Y.shape[1] if model._per_class else 1
+    per_class = loss.vector and getattr(model, "multiclass", None) == "per_class"
+    K = Y.shape[1] if per_class else 1
     for m in range(model.n_estimators_):
         bag = bags[m].astype(float) if subsampled else np.ones(n)
         if subsampled:
@@ -285,7 +286,7 @@ def by_hand(model, X, y, s, bags):
         weight = s_loss * bag  # the weight of every sample's loss this stage
         update = np.zeros_like(F)
         for k in range(K):
-            if model._per_class:
+            if per_class:
                 view, y_k, F_k = Coordinate(loss, Y, F, k), Y[:, k], F[:, k]
                 learner, rho = model.estimators_[m, k], model.steps_[m, k]
             else:
@@ -301,7 +302,7 @@ def by_hand(model, X, y, s, bags):
                 assert rho == 1.0
             else:
                 check_rho_root(view, y_k, F_k, u, weight, rho)
-            if model._per_class:
+            if per_class:
                 update[:, k] = model.learning_rate * rho * u
             else:
                 update = model.learning_rate * rho * u
