@@ -27,11 +27,11 @@ from boostlib.trees.binning import binning_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Run in a fresh process: numpy's global state is seeded afresh there, as in a
-# user's rerun. SUBSAMPLE is lowered so that 400 rows are "more than the
-# subsample"; everything else is the real fit.
-CHILD = r"""
-import hashlib, json
+# The fits of a rerun, here and in a fresh process (numpy's global state is
+# seeded afresh there, as in a user's rerun). SUBSAMPLE is lowered so that 400
+# rows are "more than the subsample"; everything else is the real fit.
+FITS = r"""
+import hashlib
 import numpy as np
 from boostlib.trees import binning
 binning.SUBSAMPLE = 100
@@ -63,37 +63,36 @@ def tree(random_state):
     return fingerprint(model.binner_, model.predict(X))
 
 
-out = {"boosting 0": boosting(0), "boosting 1": boosting(1), "tree 0": tree(0),
-       "tree 1": tree(1), "boosting None": boosting(None), "tree None": tree(None)}
-np.random.seed(7)
-out["boosting None, np.random.seed(7)"] = boosting(None)
-np.random.seed(7)
-out["tree None, np.random.seed(7)"] = tree(None)
-print(json.dumps(out))
+def fingerprints():
+    out = {"boosting 0": boosting(0), "boosting 1": boosting(1), "tree 0": tree(0),
+           "tree 1": tree(1), "boosting None": boosting(None), "tree None": tree(None)}
+    np.random.seed(7)
+    out["boosting None, np.random.seed(7)"] = boosting(None)
+    np.random.seed(7)
+    out["tree None, np.random.seed(7)"] = tree(None)
+    return out
 """
 
 
-def run_twice():
-    """The child's fingerprints from two fresh processes (run side by side)."""
+def in_a_fresh_process():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    children = [subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-                for _ in range(2)]
-    outputs = []
-    for child in children:
-        stdout, stderr = child.communicate(timeout=300)
-        assert child.returncode == 0, stderr
-        outputs.append(json.loads(stdout))
-    return outputs
+    run = subprocess.run(
+        [sys.executable, "-c", FITS + "\nimport json\nprint(json.dumps(fingerprints()))"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
 
 
-def test_the_same_random_state_gives_the_same_model_in_two_processes():
+def test_the_same_random_state_gives_the_same_model_in_two_processes(monkeypatch):
     """More rows than the subsample: with an int random_state both fits are identical,
     bit for bit, alone and through the boosting loop. With random_state=None the
     subsample comes from numpy's global state, seeded afresh in every process: the
     two models differ, unless the global state is seeded (``np.random.seed``)."""
-    first, second = run_twice()
+    monkeypatch.setattr(binning, "SUBSAMPLE", 100)  # restored after the test
+    namespace = {}
+    exec(FITS, namespace)
+    first, second = namespace["fingerprints"](), in_a_fresh_process()
     for key in ("boosting 0", "boosting 1", "tree 0", "tree 1",
                 "boosting None, np.random.seed(7)", "tree None, np.random.seed(7)"):
         assert first[key] == second[key], key

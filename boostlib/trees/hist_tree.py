@@ -158,6 +158,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)
         self._check_params()
+        shape = np.asarray(y).shape
+        if len(shape) == 2 and shape[1] != 1:
+            raise ValueError(
+                f"HistTreeRegressor fits one output, but y has shape {shape}: boost a "
+                "vector loss with a multi-output learner (such as DecisionTreeRegressor) or "
+                "one learner per class (BoostingClassifier's multiclass='per_class')"
+            )
         if isinstance(X, BinnedX):
             if X.binner.max_bins != self.max_bins:
                 raise ValueError(
