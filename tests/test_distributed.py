@@ -37,6 +37,7 @@ from boostlib.distributed import (  # noqa: E402
     DaskBoostingRegressor,
     HideRankLines,
     _scatter_rows,
+    local_client,
     xgboost_objective,
 )
 from boostlib.losses import LOSSES  # noqa: E402
@@ -183,6 +184,24 @@ def test_objective_refuses_steps_and_unsupported_directions():
         xgboost_objective("softmax", "newton_raphson")
     with pytest.raises(ValueError, match="not one of"):
         xgboost_objective("log_loss", "sideways")
+
+
+def test_local_client_is_quiet_and_takes_its_workers_with_it(capfd):
+    """A fit on local_client's cluster writes nothing to stderr; close() ends the workers."""
+    X, y = integer_data(n=200)
+    client = local_client(n_workers=1)
+    try:
+        workers = set(client.run(os.getpid).values())
+        assert len(workers) == 1 and sum(client.nthreads().values()) == 1
+        DaskBoostingClassifier(n_estimators=2, client=client).fit(X, y)
+    finally:
+        client.close()
+    deadline = time.monotonic() + 30
+    while any(psutil.pid_exists(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if psutil.pid_exists(pid)
+                and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert capfd.readouterr().err == ""
 
 
 def test_rank_lines_are_dropped_and_everything_else_kept():
@@ -363,6 +382,8 @@ def test_no_client_says_how_to_start_one():
     (DaskBoostingClassifier, {"direction": "leaf_newton"}, "cannot be distributed this way"),
     (DaskBoostingRegressor, {"loss": "absolute_error", "direction": "gradient"},
      "median of y"),
+    (DaskBoostingRegressor, {"loss": "absolute_error", "direction": "gradient"},
+     r"no hook after the tree.*objective='reg:absoluteerror'"),
     (DaskBoostingRegressor, {"loss": "huber"}, "positive Hessian"),
     (DaskBoostingRegressor, {"loss": "log_loss"}, "classification loss"),
     (DaskBoostingClassifier, {"loss": "squared_error"}, "regression loss"),
