@@ -50,7 +50,7 @@ import threading
 import dask
 import dask.array as da
 import numpy as np
-from distributed import Client, WorkerPlugin, default_client
+from distributed import Client, WorkerPlugin, default_client, wait
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -460,12 +460,22 @@ class _DaskBoosting(BaseEstimator):
         """Train with ``xgboost.dask`` from ``F_0``, the optimal constant, as base margin."""
         import xgboost.dask as dxgb  # imports dask.dataframe: only when a model is fitted
 
-        Y = Y.persist()
+        # Everything XGBoost reads is computed and held before it builds its matrix, each
+        # block of the start F_0 made from X's block, so on X's worker: XGBoost then gathers
+        # each block of rows where its rows already are. Otherwise a block can be gathered on
+        # another worker while this one is busy, the workers hold other rows from run to run,
+        # and so do their quantile sketches, which decide the bins.
+        X, Y = client.persist([X, Y])
+        wait([X, Y])
         self.init_ = self._optimal_constant(Y)
-        margin_shape = (X.shape[0], n_outputs) if n_outputs > 1 else (X.shape[0],)
-        margin_chunks = (X.chunks[0], (n_outputs,)) if n_outputs > 1 else (X.chunks[0],)
-        base_margin = da.broadcast_to(np.asarray(self.init_, dtype=float), margin_shape,
-                                      chunks=margin_chunks)
+        start = np.asarray(self.init_, dtype=float)
+        if n_outputs > 1:
+            base_margin = X.map_blocks(_start_block, start, dtype=float,
+                                       chunks=(X.chunks[0], (n_outputs,)))
+        else:
+            base_margin = X.map_blocks(_start_block, start, dtype=float, drop_axis=1)
+        base_margin = base_margin.persist()
+        wait(base_margin)
         dtrain = dxgb.DaskQuantileDMatrix(client, X, Y, base_margin=base_margin,
                                           max_bin=self.max_bins)
         output = dxgb.train(client, self._xgboost_params(n_outputs), dtrain,
@@ -487,6 +497,11 @@ class _DaskBoosting(BaseEstimator):
                                 dtype=float, chunks=(X.chunks[0], (self._n_outputs,)))
         return X.map_blocks(_margin, self.booster_, self.init_, self._n_outputs,
                             dtype=float, drop_axis=1)
+
+
+def _start_block(X, start):
+    """``F_0`` for every row of the block ``X``: shape ``(len(X),)`` or ``(len(X), K)``."""
+    return np.tile(start, (len(X), 1)) if start.ndim == 1 else np.full(len(X), float(start))
 
 
 def _margin(X, booster, init, n_outputs):

@@ -277,6 +277,36 @@ def test_numpy_input_is_spread_over_both_workers(client):
 
 
 @pytest.mark.parametrize("classes", [2, 3])
+def test_xgboost_reads_blocks_already_held_where_their_rows_are(client, classes, monkeypatch):
+    """X, the labels and the start F_0 reach XGBoost computed, block i of each on X's worker.
+
+    XGBoost gathers block i's pieces on one worker; were any still to be computed, a busy
+    worker's block could be gathered on the other one, the workers would hold other rows
+    from run to run, and so would their quantile sketches (the bins, then the trees).
+    """
+    import xgboost.dask as dxgb
+
+    seen = []
+
+    class Spy(dxgb.DaskQuantileDMatrix):
+        def __init__(self, client, data, label=None, *, base_margin=None, **kwargs):
+            seen.append([data, label, base_margin])
+            super().__init__(client, data, label, base_margin=base_margin, **kwargs)
+
+    monkeypatch.setattr(dxgb, "DaskQuantileDMatrix", Spy)
+    X, y = integer_data(n=301, classes=classes)
+    X = X + np.random.default_rng(1).normal(scale=0.1, size=X.shape)  # continuous
+    DaskBoostingClassifier(n_estimators=2, client=client).fit(X, y)
+    [arrays] = seen
+    places = []
+    for array in arrays:
+        blocks = sorted(futures_of(array), key=lambda future: future.key[1:])
+        assert len(blocks) == 2 and all(future.status == "finished" for future in blocks)
+        places.append([client.who_has(future)[future.key] for future in blocks])
+    assert places[0] == places[1] == places[2] and len({p[0] for p in places[0]}) == 2
+
+
+@pytest.mark.parametrize("classes", [2, 3])
 def test_dask_training_is_single_machine_xgboost_with_the_same_objective(client, classes):
     """The same trees, split for split: the workers' histograms add up to one machine's."""
     X, y = integer_data(classes=classes)
