@@ -59,6 +59,7 @@ from sklearn.utils.validation import (
 from .directions import get_direction
 from .losses import Coordinate, Loss, Softmax, get_loss
 from .steps import get_step
+from .trees.binning import binning_seed
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
@@ -346,7 +347,9 @@ class _Boosting(BaseEstimator):
         rng = check_random_state(self.random_state)
         binner = None
         if self._bins_X:  # binned once here; every stage's learner reuses the bins
-            X = self._prototype.bin(X, s)  # rows of weight 0 place no thresholds
+            # rows of weight 0 place no thresholds; the subsample's seed comes
+            # from random_state without a draw from rng (the draws stay scikit-learn's)
+            X = self._prototype.bin(X, s, seed=binning_seed(self.random_state))
             binner = X.binner
             if self.n_iter_no_change is not None:
                 X_val = binner.transform(X_val)
@@ -580,7 +583,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     validation_fraction : float, default=0.1
         Share of the training data held out for ``n_iter_no_change``.
     random_state : int, RandomState or None, default=None
-        Seeds subsampling, the validation split and every learner.
+        Seeds subsampling, the validation split, every learner and the rows
+        that place the bins of a learner that bins ``X`` (drawn from a copy:
+        :func:`~boostlib.trees.binning.binning_seed`).
     verbose : int, default=0
         Print one line per stage when > 0.
 

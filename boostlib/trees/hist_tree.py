@@ -65,7 +65,10 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         with the un-halved gain as XGBoost does); refused up front, as
         XGBoost's ``hist`` method does.
     random_state : int, RandomState or None, default=None
-        Draws the rows that place the quantile thresholds (over 200 000 rows).
+        Draws the rows that place the quantile thresholds (over 200 000 rows):
+        the same int, the same bins. Inside a boosting estimator the
+        estimator's ``random_state`` decides instead
+        (:func:`~boostlib.trees.binning.binning_seed`).
 
     Attributes
     ----------
@@ -115,15 +118,18 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             if not _is_real(value) or not 0 <= value < np.inf:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
 
-    def bin(self, X, sample_weight=None):
+    def bin(self, X, sample_weight=None, seed=None):
         """``X`` binned for this tree's settings: a :class:`BinnedX` its copies can be fitted to.
 
-        The boosting loop calls this once per fit; every stage's tree then
-        reuses the bins.
+        The boosting loop calls this once per fit, with the ``seed`` of the
+        thresholds' subsample (:func:`~boostlib.trees.binning.binning_seed`);
+        every stage's tree then reuses the bins. ``seed=None``: the subsample
+        is drawn from this tree's ``random_state``.
         """
         self._check_params()
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X")
-        binner = Binner(self.max_bins, self.random_state).fit(X, sample_weight)
+        random_state = self.random_state if seed is None else seed
+        binner = Binner(self.max_bins, random_state).fit(X, sample_weight)
         return binner.transform(X)
 
     def fit(self, X, y, sample_weight=None):
@@ -153,6 +159,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)
         self._check_params()
+        shape = np.asarray(y).shape
+        if len(shape) == 2 and shape[1] != 1:
+            raise ValueError(
+                f"HistTreeRegressor fits one output, but y has shape {shape}: boost a "
+                "vector loss with a multi-output learner (such as DecisionTreeRegressor) or "
+                "one learner per class (BoostingClassifier's multiclass='per_class')"
+            )
         if isinstance(X, BinnedX):
             if X.binner.max_bins != self.max_bins:
                 raise ValueError(
