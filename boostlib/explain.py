@@ -4,22 +4,22 @@ r"""Reading a boosted model: relative influence and SHAP values (chapter 10).
 every split, credited to its feature, per tree over the root's weight,
 averaged over the trees and normalised (:func:`relative_influence`).
 
-**SHAP values** (Lundberg and Lee 2017; Lundberg et al. 2018, 2020): the
-Shapley value ``φ_j(x)`` of feature ``j`` in the game whose players are the
-``d`` features and whose value of a coalition ``S`` is the model's expected
-output when only ``x_S`` is known,
+**SHAP values** (Lundberg and Lee 2017; Lundberg et al. 2020): the Shapley
+value ``φ_ℓ(x)`` of feature ``ℓ`` in the game whose players are the ``d``
+features and whose value of a coalition ``S`` is the model's expected output
+when only ``x_S`` is known,
 
-    φ_j(x) = Σ_{S ⊆ {1…d} ∖ {j}} |S|! (d − |S| − 1)! / d! · (v(S ∪ {j}) − v(S)),
+    φ_ℓ(x) = Σ_{S ⊆ {1…d} ∖ {ℓ}} |S|! (d − |S| − 1)! / d! · (v(S ∪ {ℓ}) − v(S)),
 
 with the *path-dependent* ``v(S) = E[F(x) | x_S]`` of a tree: walk down from
 the root, follow ``x`` at a split on a feature in ``S``, and at any other split
 take both children, weighted by their share of the training *cover* ``W_t``
-(the node's ``Σ w``: the row count, or ``Σ h`` for a Newton tree, as XGBoost
-keeps it). The values add up, ``Σ_j φ_j(x) + E[F] = F(x)``, with
+(node ``t``'s ``Σ w``: its row count, or ``Σ h`` for a Newton tree, as XGBoost
+keeps it). The values add up, ``Σ_ℓ φ_ℓ(x) + E[F] = F(x)``, with
 ``E[F] = v(∅)``; and because ``F`` is a sum of trees, each φ is the sum of the
-trees' φ. :func:`shap_values` computes them exactly in ``O(T L D²)`` per row
-(``T`` trees, ``L`` leaves, depth ``D``) with TreeSHAP (Lundberg et al. 2020,
-Algorithm 2), instead of the ``2^d`` coalitions of the definition.
+trees' φ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg et
+al. 2020, Algorithm 2) in ``O(J D²)`` per tree and row (``J`` leaves, depth
+``D``), instead of the ``2^d`` coalitions of the definition.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = ["relative_influence", "shap_values", "tree_shap"]
 
 # The columns of a path element (Lundberg et al. call them d, z, o, w): the feature
-# split on, the share of the parent's cover that goes this way (the "zero
-# fraction": x_d unknown), whether x goes this way (the "one fraction": x_d
-# known, 1 or 0) and the element's weight, the sum over subsets of its size.
+# ℓ split on; r_ℓ, the share of the cover that goes this way (their "zero
+# fraction", used when x_ℓ is unknown); o_ℓ, 1 if x goes this way and 0 if not
+# (the "one fraction", used when x_ℓ is known); and ω_i, a weight per subset size.
 FEATURE, COVER_SHARE, FOLLOWS_X, WEIGHT = 0, 1, 2, 3
 
 
@@ -43,8 +43,8 @@ def _split_improvements(tree):
     """``î_t²`` of every internal node of one tree (0 at leaves).
 
     scikit-learn's trees store each node's mean squared error around its own
-    mean (``impurity``) and its weight ``W_t``: ``î_t² = W_t s_t − W_ℓ s_ℓ −
-    W_r s_r`` (eq. split-improvement, first line). boostlib's
+    mean (``impurity``, ``MSE_t``) and its weight ``W_t``: ``î_t² = W_t MSE_t −
+    W_L MSE_L − W_R MSE_R`` (eq. split-improvement, first line). boostlib's
     :class:`~boostlib.trees.HistTreeRegressor` stores the gain ``Δ``, the same
     improvement (penalised by λ when ``l2_regularization`` > 0). Neither reads
     the leaf values, which ``step="leaf_newton"`` rewrites.
@@ -53,7 +53,7 @@ def _split_improvements(tree):
     if not hasattr(tree, "impurity"):  # boostlib's Tree
         return np.where(internal, tree.gain, 0.0)
     left, right = tree.children_left[internal], tree.children_right[internal]
-    weighted_error = tree.weighted_n_node_samples * tree.impurity  # W_t s_t = Σ_t w (z − z̄_t)²
+    weighted_error = tree.weighted_n_node_samples * tree.impurity  # W_t MSE_t = Σ_t w (z − z̄_t)²
     improvement = np.zeros(tree.node_count)
     improvement[internal] = (weighted_error[internal] - weighted_error[left]
                              - weighted_error[right])
@@ -61,9 +61,9 @@ def _split_improvements(tree):
 
 
 def relative_influence(model):
-    r"""Friedman's relative influence ``I_j²`` of every feature, as shares summing to 1.
+    r"""Friedman's relative influence ``I_ℓ²`` of every feature, as shares summing to 1.
 
-    ``I_j²(T) = Σ_t î_t² 1(v_t = j)`` over the splits of tree ``T``
+    ``I_ℓ²(T) = Σ_t î_t² 1(v_t = ℓ)`` over the splits of tree ``T``
     (eq. influence-tree), divided by the weight of its root, averaged over the
     trees that split at all (eq. influence-model; every tree of every class),
     then normalised: what scikit-learn's gradient boosting and boostlib's
@@ -94,58 +94,60 @@ def relative_influence(model):
 # -- TreeSHAP: the kernel -------------------------------------------------------------
 @njit(cache=True, nogil=True)
 def extend(m, n, cover_share, follows_x, feature):
-    """EXTEND: add ``(feature, cover_share, follows_x)`` to the path ``m[0:n]``.
+    """EXTEND: add ``(feature, cover_share, follows_x)`` = ``(ℓ, r_ℓ, o_ℓ)`` to the path ``m[0:n]``.
 
-    ``m[i, WEIGHT]`` is, over the subsets ``S`` of size ``i`` of the path's
-    features, the sum of ``i! (n − i)! / (n + 1)!`` times the product of
-    ``follows_x`` over the features in ``S`` and ``cover_share`` over the
-    others. Adding a feature either puts it in ``S`` (the weight moves up one
-    size, times ``follows_x``) or leaves it out (times ``cover_share``).
+    ``m[0]`` is a placeholder (the root has no edge into it); after the call
+    the path holds ``n`` features and ``m[q, WEIGHT]`` is
+    ``ω_q = q! (n − q)! / (n + 1)! · e_q``, with ``e_q`` the sum over the subsets
+    ``S`` of size ``q`` of the path's features of ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} r_ℓ``
+    (eq. path-weights). The new feature is either in ``S`` (the weight moves
+    up one size, times ``o_ℓ``) or not (times ``r_ℓ``).
     """
     m[n, FEATURE] = feature
     m[n, COVER_SHARE] = cover_share
     m[n, FOLLOWS_X] = follows_x
     m[n, WEIGHT] = 1.0 if n == 0 else 0.0
-    for i in range(n - 1, -1, -1):
-        m[i + 1, WEIGHT] += follows_x * m[i, WEIGHT] * (i + 1) / (n + 1)
-        m[i, WEIGHT] = cover_share * m[i, WEIGHT] * (n - i) / (n + 1)
+    for q in range(n - 1, -1, -1):
+        m[q + 1, WEIGHT] += follows_x * m[q, WEIGHT] * (q + 1) / (n + 1)
+        m[q, WEIGHT] = cover_share * m[q, WEIGHT] * (n - q) / (n + 1)
 
 
 @njit(cache=True, nogil=True)
-def unwind(m, n, k):
-    """UNWIND: take element ``k`` out of the path ``m[0:n + 1]``; ``extend`` run backwards."""
-    follows_x, cover_share = m[k, FOLLOWS_X], m[k, COVER_SHARE]
+def unwind(m, n, element):
+    """UNWIND: take ``element`` out of the path ``m[0:n + 1]``; ``extend`` run backwards."""
+    follows_x, cover_share = m[element, FOLLOWS_X], m[element, COVER_SHARE]
     next_weight = m[n, WEIGHT]
-    for i in range(n - 1, -1, -1):
+    for q in range(n - 1, -1, -1):
         if follows_x != 0:
-            weight = m[i, WEIGHT]
-            m[i, WEIGHT] = next_weight * (n + 1) / ((i + 1) * follows_x)
-            next_weight = weight - m[i, WEIGHT] * cover_share * (n - i) / (n + 1)
+            weight = m[q, WEIGHT]
+            m[q, WEIGHT] = next_weight * (n + 1) / ((q + 1) * follows_x)
+            next_weight = weight - m[q, WEIGHT] * cover_share * (n - q) / (n + 1)
         else:
-            m[i, WEIGHT] = m[i, WEIGHT] * (n + 1) / (cover_share * (n - i))
-    for i in range(k, n):
-        m[i, FEATURE] = m[i + 1, FEATURE]
-        m[i, COVER_SHARE] = m[i + 1, COVER_SHARE]
-        m[i, FOLLOWS_X] = m[i + 1, FOLLOWS_X]
+            m[q, WEIGHT] = m[q, WEIGHT] * (n + 1) / (cover_share * (n - q))
+    for later in range(element, n):
+        m[later, FEATURE] = m[later + 1, FEATURE]
+        m[later, COVER_SHARE] = m[later + 1, COVER_SHARE]
+        m[later, FOLLOWS_X] = m[later + 1, FOLLOWS_X]
 
 
 @njit(cache=True, nogil=True)
-def unwound_sum(m, n, k):
-    """The total weight the path ``m[0:n + 1]`` would have without element ``k``.
+def unwound_sum(m, n, element):
+    """``Σ_q ω_q`` of the path ``m[0:n + 1]`` without ``element``, ``m`` left as it is.
 
-    The weights of ``unwind(m, n, k)``, summed, without changing ``m``: the
-    Shapley weight of every subset of the other features on the path.
+    The weights ``unwind(m, n, element)`` would leave, summed: the Shapley
+    weights of the subsets of the other features on the path, each times its
+    product of ``o`` and ``r``, the inner sum of eq. leaf-shapley.
     """
-    follows_x, cover_share = m[k, FOLLOWS_X], m[k, COVER_SHARE]
+    follows_x, cover_share = m[element, FOLLOWS_X], m[element, COVER_SHARE]
     next_weight = m[n, WEIGHT]
     total = 0.0
-    for i in range(n - 1, -1, -1):
+    for q in range(n - 1, -1, -1):
         if follows_x != 0:
-            weight = next_weight * (n + 1) / ((i + 1) * follows_x)
+            weight = next_weight * (n + 1) / ((q + 1) * follows_x)
             total += weight
-            next_weight = m[i, WEIGHT] - weight * cover_share * (n - i) / (n + 1)
+            next_weight = m[q, WEIGHT] - weight * cover_share * (n - q) / (n + 1)
         else:
-            total += m[i, WEIGHT] * (n + 1) / (cover_share * (n - i))
+            total += m[q, WEIGHT] * (n + 1) / (cover_share * (n - q))
     return total
 
 
@@ -163,9 +165,9 @@ def tree_shap(x, phi, tree, root, path, stack):
 
     ``tree`` = (children_left, children_right, feature, threshold, missing_left,
     cover, value): flat node arrays (a leaf has children −1; ``value`` (nodes, K)
-    holds the leaf values), the tree's root at ``root``. ``phi`` (d, K) receives
-    the φ of the features. The recursion of the paper is written with a stack of
-    the nodes still to visit, each with the edge into it, ``(feature,
+    holds the leaf values ``γ_j``), the tree's root at ``root``. ``phi`` (d, K)
+    receives the φ of the features. The recursion of the paper is written with a
+    stack of the nodes still to visit, each with the edge into it, ``(feature,
     cover_share, follows_x)``, and where its path goes: a node's path is a copy
     of its parent's, ``path[start − n:start]``, at ``path[start:]``, extended by
     the edge. ``path`` and ``stack`` are scratch space.
@@ -178,31 +180,32 @@ def tree_shap(x, phi, tree, root, path, stack):
         m = path[start:]
         m[:n] = path[start - n:start]
         extend(m, n, stack[top, 3], stack[top, 4], stack[top, 5])
-        if left[node] == -1:  # a leaf: each feature on the path gets its share of the value
-            for i in range(1, n + 1):
-                share = unwound_sum(m, n, i) * (m[i, FOLLOWS_X] - m[i, COVER_SHARE])
-                j = int(m[i, FEATURE])
+        if left[node] == -1:  # a leaf: each feature on the path gets its share (eq. leaf-shapley)
+            for element in range(1, n + 1):
+                l = int(m[element, FEATURE])  # noqa: E741 (ℓ, a feature, as in the book)
+                share = unwound_sum(m, n, element) * (m[element, FOLLOWS_X]
+                                                      - m[element, COVER_SHARE])
                 for k in range(value.shape[1]):
-                    phi[j, k] += share * value[node, k]
+                    phi[l, k] += share * value[node, k]
             continue
-        j = split_feature[node]
-        # the child x goes to ("hot"), missing values by the node's learned direction
-        goes_left = missing_left[node] if np.isnan(x[j]) else x[j] <= threshold[node]
+        l = split_feature[node]  # noqa: E741
+        # the child x goes to ("hot"), a missing value by the node's learned direction
+        goes_left = missing_left[node] if np.isnan(x[l]) else x[l] <= threshold[node]
         hot, cold = (left[node], right[node]) if goes_left else (right[node], left[node])
         # a feature split on again higher up: undo its element, carry its fractions on
         incoming_share, incoming_follows = 1.0, 1.0
-        for k in range(1, n + 1):
-            if m[k, FEATURE] == j:
-                incoming_share, incoming_follows = m[k, COVER_SHARE], m[k, FOLLOWS_X]
-                unwind(m, n, k)
+        for element in range(1, n + 1):
+            if m[element, FEATURE] == l:
+                incoming_share, incoming_follows = m[element, COVER_SHARE], m[element, FOLLOWS_X]
+                unwind(m, n, element)
                 n -= 1
                 break
         # the children's paths start after this one (n + 1 elements), which stays intact
         if cover[cold] > 0:  # a child no training weight reached adds nothing below it
             top = push(stack, top, cold, start + n + 1, n + 1,
-                       incoming_share * cover[cold] / cover[node], 0.0, j)
+                       incoming_share * cover[cold] / cover[node], 0.0, l)
         top = push(stack, top, hot, start + n + 1, n + 1,
-                   incoming_share * cover[hot] / cover[node], incoming_follows, j)
+                   incoming_share * cover[hot] / cover[node], incoming_follows, l)
 
 
 @njit(cache=True, nogil=True)
