@@ -34,7 +34,7 @@ __all__ = ["relative_influence", "shap_values", "tree_shap"]
 # The columns of a path element (Lundberg et al. call them d, z, o, w): the feature
 # ℓ split on; r_ℓ, the share of the cover that goes this way (their "zero
 # fraction", used when x_ℓ is unknown); o_ℓ, 1 if x goes this way and 0 if not
-# (the "one fraction", used when x_ℓ is known); and ω_i, a weight per subset size.
+# (the "one fraction", used when x_ℓ is known); and ω_θ, a weight per subset size θ.
 FEATURE, COVER_SHARE, FOLLOWS_X, WEIGHT = 0, 1, 2, 3
 
 
@@ -63,7 +63,7 @@ def _split_improvements(tree):
 def relative_influence(model):
     r"""Friedman's relative influence ``I_ℓ²`` of every feature, as shares summing to 1.
 
-    ``I_ℓ²(T) = Σ_t î_t² 1(v_t = ℓ)`` over the splits of tree ``T``
+    ``I_ℓ²(T) = Σ_t î_t² 1(ℓ_t = ℓ)`` over the splits of tree ``T``
     (eq. influence-tree), divided by the weight of its root, averaged over the
     trees that split at all (eq. influence-model; every tree of every class),
     then normalised: what scikit-learn's gradient boosting and boostlib's
@@ -97,19 +97,20 @@ def extend(m, n, cover_share, follows_x, feature):
     """EXTEND: add ``(feature, cover_share, follows_x)`` = ``(ℓ, r_ℓ, o_ℓ)`` to the path ``m[0:n]``.
 
     ``m[0]`` is a placeholder (the root has no edge into it); after the call
-    the path holds ``n`` features and ``m[q, WEIGHT]`` is
-    ``ω_q = q! (n − q)! / (n + 1)! · e_q``, with ``e_q`` the sum over the subsets
-    ``S`` of size ``q`` of the path's features of ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} r_ℓ``
-    (eq. path-weights). The new feature is either in ``S`` (the weight moves
-    up one size, times ``o_ℓ``) or not (times ``r_ℓ``).
+    the path holds ``n`` features and ``m[size, WEIGHT]`` is
+    ``ω_θ = θ! (n − θ)! / (n + 1)! · e_θ`` for ``θ = size``, with ``e_θ`` the sum
+    over the subsets ``S`` of ``θ`` of the path's features of
+    ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} r_ℓ`` (eq. path-weights). The new feature is
+    either in ``S`` (the weight moves up one size, times ``o_ℓ``) or not
+    (times ``r_ℓ``).
     """
     m[n, FEATURE] = feature
     m[n, COVER_SHARE] = cover_share
     m[n, FOLLOWS_X] = follows_x
     m[n, WEIGHT] = 1.0 if n == 0 else 0.0
-    for q in range(n - 1, -1, -1):
-        m[q + 1, WEIGHT] += follows_x * m[q, WEIGHT] * (q + 1) / (n + 1)
-        m[q, WEIGHT] = cover_share * m[q, WEIGHT] * (n - q) / (n + 1)
+    for size in range(n - 1, -1, -1):
+        m[size + 1, WEIGHT] += follows_x * m[size, WEIGHT] * (size + 1) / (n + 1)
+        m[size, WEIGHT] = cover_share * m[size, WEIGHT] * (n - size) / (n + 1)
 
 
 @njit(cache=True, nogil=True)
@@ -117,13 +118,13 @@ def unwind(m, n, element):
     """UNWIND: take ``element`` out of the path ``m[0:n + 1]``; ``extend`` run backwards."""
     follows_x, cover_share = m[element, FOLLOWS_X], m[element, COVER_SHARE]
     next_weight = m[n, WEIGHT]
-    for q in range(n - 1, -1, -1):
+    for size in range(n - 1, -1, -1):
         if follows_x != 0:
-            weight = m[q, WEIGHT]
-            m[q, WEIGHT] = next_weight * (n + 1) / ((q + 1) * follows_x)
-            next_weight = weight - m[q, WEIGHT] * cover_share * (n - q) / (n + 1)
+            weight = m[size, WEIGHT]
+            m[size, WEIGHT] = next_weight * (n + 1) / ((size + 1) * follows_x)
+            next_weight = weight - m[size, WEIGHT] * cover_share * (n - size) / (n + 1)
         else:
-            m[q, WEIGHT] = m[q, WEIGHT] * (n + 1) / (cover_share * (n - q))
+            m[size, WEIGHT] = m[size, WEIGHT] * (n + 1) / (cover_share * (n - size))
     for later in range(element, n):
         m[later, FEATURE] = m[later + 1, FEATURE]
         m[later, COVER_SHARE] = m[later + 1, COVER_SHARE]
@@ -132,7 +133,7 @@ def unwind(m, n, element):
 
 @njit(cache=True, nogil=True)
 def unwound_sum(m, n, element):
-    """``Σ_q ω_q`` of the path ``m[0:n + 1]`` without ``element``, ``m`` left as it is.
+    """``Σ_θ ω_θ`` of the path ``m[0:n + 1]`` without ``element``, ``m`` left as it is.
 
     The weights ``unwind(m, n, element)`` would leave, summed: the Shapley
     weights of the subsets of the other features on the path, each times its
@@ -141,13 +142,13 @@ def unwound_sum(m, n, element):
     follows_x, cover_share = m[element, FOLLOWS_X], m[element, COVER_SHARE]
     next_weight = m[n, WEIGHT]
     total = 0.0
-    for q in range(n - 1, -1, -1):
+    for size in range(n - 1, -1, -1):
         if follows_x != 0:
-            weight = next_weight * (n + 1) / ((q + 1) * follows_x)
+            weight = next_weight * (n + 1) / ((size + 1) * follows_x)
             total += weight
-            next_weight = m[q, WEIGHT] - weight * cover_share * (n - q) / (n + 1)
+            next_weight = m[size, WEIGHT] - weight * cover_share * (n - size) / (n + 1)
         else:
-            total += m[q, WEIGHT] * (n + 1) / (cover_share * (n - q))
+            total += m[size, WEIGHT] * (n + 1) / (cover_share * (n - size))
     return total
 
 
