@@ -28,7 +28,8 @@ rows never travel, only ``2 × bins × features`` numbers per node.
 **What it cannot take.** A step chosen after the tree is grown: the line
 search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ`` and the
 absolute error's leaf medians. The first two are sums over rows as well (one
-pass per trial ``ρ``, or a single pass), and XGBoost's own objectives
+pass per trial ``ρ``; for Newton, one per iterate plus one to evaluate the
+loss), and XGBoost's own objectives
 ``reg:absoluteerror`` and ``reg:quantileerror`` do reset every leaf after its
 tree, on a cluster too, where each leaf takes the mean of the workers'
 quantiles. What is missing is a hook: a custom objective hands XGBoost
