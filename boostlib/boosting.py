@@ -294,20 +294,20 @@ class _Boosting(BaseEstimator):
         return X_or_Xy
 
     def _check_sample_weight(self, sample_weight, X):
-        """``w`` as float64 of shape (n,): finite, ≥ 0, not all zero; None stays None.
+        """The sample weights ``s``, float64 of shape (N,): finite, ≥ 0, not all zero; or None.
 
         A ``ValueError`` names ``sample_weight``.
         """
         if sample_weight is None:
             return None
         try:
-            w = _check_sample_weight(sample_weight, X, dtype=np.float64,
+            s = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                      ensure_non_negative=True, allow_all_zero_weights=True)
         except ValueError as exc:
             text = str(exc)
             raise ValueError(text if "sample_weight" in text else f"sample_weight: {text}") \
                 from exc
-        if not np.sum(w) > 0:
+        if not np.sum(s) > 0:
             raise ValueError("sample_weight sums to zero: at least one sample needs a "
                              "positive weight")
         if not has_fit_parameter(self._prototype, "sample_weight"):
@@ -315,7 +315,7 @@ class _Boosting(BaseEstimator):
                 f"sample_weight reaches every learner's fit, but learner={self._prototype!r} "
                 "takes no sample_weight"
             )
-        return w
+        return s
 
     def _learner_input(self, X):
         """``X`` as the learners read it: binned once (with ``binner_``), or unchanged."""
@@ -467,8 +467,9 @@ class _Boosting(BaseEstimator):
         """``F_0``: optimal constant, zero, or ``ρ_0 f_0(x)`` with ``f_0`` fitted to ``y``.
 
         ``ρ_0`` comes from the ``init_step`` rule (by default the stages' step rule).
-        With ``sample_weight`` ``s``: ``argmin_c Σ s L(y, c)``, or ``f_0`` fitted with
-        weights ``s`` and ``ρ_0`` weighted by them.
+        With ``sample_weight`` ``s``: the constant ``argmin_ρ Σ_i s_i L(y_i, ρ)``
+        (step 1 of Algorithm 1, weighted), or ``f_0`` fitted with weights ``s``
+        and ``ρ_0`` weighted by them.
         """
         loss = self.loss_
         s = sample_weight
@@ -596,13 +597,19 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     tol : float or None, default=None
         Without ``n_iter_no_change``: stop when the mean training loss changes
         by less than ``tol`` (the R code's rule, which compares the *summed*
-        loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the improvement
-        in validation loss that counts (scikit-learn's ``tol``; 1e-4 if None),
-        measured as scikit-learn measures it, twice the mean loss for
+        loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the margin of
+        the validation rule below (scikit-learn's ``tol``; 1e-4 if None), on
+        the loss as scikit-learn measures it, twice the mean loss for
         ``"squared_error"`` and ``"log_loss"``.
     n_iter_no_change : int or None, default=None
-        Stop when the validation loss has not improved by ``tol`` in this many
-        stages, as scikit-learn does (same split, same rule).
+        The patience ``n`` of early stopping on a validation set, as
+        scikit-learn's gradient boosting does it (same split, same rule): after
+        every stage the validation loss ``V_m`` is compared with the last ``n``
+        values, and the fit stops at the first stage where ``V_m + tol`` is not
+        below the largest of them. The first ``n`` stages never stop. This is
+        not "``n`` stages without a new best": the fit goes on while each new
+        value beats the worst of the last ``n``, however long ago the best was
+        (:class:`~boostlib.early_stopping.ValidationLoss`, chapter 3).
     validation_fraction : float, default=0.1
         Share of the training data held out for ``n_iter_no_change``.
     random_state : int, RandomState or None, default=None
@@ -667,9 +674,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         )
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the boosted model to ``X`` of shape (n, d) and ``y`` of shape (n,) or (n, K).
+        """Fit the boosted model to ``X`` of shape (N, d) and ``y`` of shape (N,) or (N, K).
 
-        ``sample_weight`` (n,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
+        ``sample_weight`` (N,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
         loss everywhere, ``Σ s L(y, F)`` (zero weights allowed, not all zero).
         ``X`` may hold NaN when the learner accepts it (the default tree does).
         """
@@ -761,9 +768,9 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         self.multiclass = multiclass
 
     def fit(self, X, y, sample_weight=None):
-        """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes).
+        """Fit to ``X`` of shape (N, d) and labels ``y`` of any type (at least two classes).
 
-        ``sample_weight`` (n,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
+        ``sample_weight`` (N,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
         loss everywhere (class weights: ``s_i`` = the weight of ``y_i``'s class,
         e.g. ``sklearn.utils.class_weight.compute_sample_weight``). ``X`` may hold
         NaN when the learner accepts it (the default tree does).
@@ -806,7 +813,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
                                   sample_weight=sample_weight)
 
     def decision_function(self, X):
-        """The raw score ``F_M(x)``: shape (n,) for two classes, (n, K) for more."""
+        """The raw score ``F_M(x)``: shape (n_samples,) for two classes, (n_samples, K) for more."""
         return self._raw_predict(self._validate_X(X))
 
     def staged_decision_function(self, X):

@@ -29,12 +29,12 @@ class StageWeights:
 
     Parameters
     ----------
-    sample_weight : array of shape (n,) or None
-        ``s``.
+    sample_weight : array of shape (N,) or None
+        The sample weights ``s``.
     subsample : float in (0, 1]
-        The fraction drawn per stage: ``max(1, int(subsample · n))`` points.
-    n : int
-        The number of training points.
+        The fraction drawn per stage: ``max(1, int(subsample · N))`` points.
+    n_samples : int
+        ``N``, the number of training points.
     rng : numpy.random.RandomState
         The random state the learners draw from too (one stream, in
         scikit-learn's order: a stage's bag is drawn before its learners).
@@ -44,17 +44,17 @@ class StageWeights:
         stage, rows of weight 0 in the bag included (scikit-learn's sums).
     """
 
-    def __init__(self, sample_weight, subsample, n, rng, pass_bag):
-        self.s, self.subsample, self.n, self.rng = sample_weight, subsample, n, rng
-        self.n_inbag = max(1, int(subsample * n))
+    def __init__(self, sample_weight, subsample, n_samples, rng, pass_bag):
+        self.s, self.subsample, self.n_samples, self.rng = sample_weight, subsample, n_samples, rng
+        self.n_inbag = max(1, int(subsample * n_samples))
         self.pass_bag = pass_bag and sample_weight is not None
 
     def draw(self):
         """The next stage's ``(weight, step_kwargs)``: ``s · bag`` or None; ``bag=`` if due."""
         bag = None
         if self.subsample < 1.0:
-            bag = _random_sample_mask(self.n, self.n_inbag, self.rng).astype(float)
+            bag = _random_sample_mask(self.n_samples, self.n_inbag, self.rng).astype(float)
         weight = bag if self.s is None else (self.s if bag is None else self.s * bag)
         if not self.pass_bag:
             return weight, {}
-        return weight, {"bag": np.ones(self.n, dtype=bool) if bag is None else bag > 0}
+        return weight, {"bag": np.ones(self.n_samples, dtype=bool) if bag is None else bag > 0}
