@@ -41,9 +41,11 @@ Newton step is long (a tiny curvature along it) gets a tiny weight. The
 weight lies between the smallest and the largest eigenvalue that ``H⁺``
 inverts, so it never exceeds what the eigenvalues justify. For ``H = 2I``
 (the quadratic loss) it is 2 on every sample. A simpler weight, the mean
-eigenvalue ``tr(H_i)/K``, has no such bound: for softmax, where the true
-class has probability ``p_y → 0``, ``tr(H)/K`` stays of order ``1/K`` while
-``‖z‖`` grows like ``1/p_y``. Per-class boosting (one learner per
+eigenvalue ``tr(H_i)/K``, keeps the bound for ``K = 2`` only (there
+``tr(H)/2 = p(1 − p)`` shrinks with ``p_y``). From ``K = 3`` on it fails: for
+softmax, where the true class has probability ``p_y → 0`` and the wrong mass
+is spread over two or more classes, ``tr(H)/K`` stays bounded away from 0
+while ``‖z‖`` grows like ``1/p_y`` (chapter 4). Per-class boosting (one learner per
 class, :class:`~boostlib.losses.Coordinate`) uses the diagonal entries
 ``H_kk`` as scalar ``h`` instead, and needs none of this.
 
