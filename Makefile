@@ -48,15 +48,18 @@ nbval-kernels: $(STAMP)
 	done; \
 	if [ -n "$$failed" ]; then echo "nbval failed with OPENBLAS_CORETYPE:$$failed"; exit 1; fi
 
-## make book: build the static site into _build/html (fails on any warning)
+## make book: build the static site into _build/html from the stored outputs (fails on any
+## warning); stops first if a chapter's code, boostlib or data changed since it was executed
 book: $(STAMP)
+	$(BIN)/python tools/executed.py
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 ## make site-test: open every built page in headless Chromium (run after make book)
 site-test: $(STAMP)
 	$(BIN)/python -m pytest site_tests -v
 
-## make notebooks: re-execute every chapter in place (after changing boostlib)
+## make notebooks: re-execute every chapter in place, recorded in book/executed.json
+## (after changing boostlib; make book asks for it)
 notebooks: $(STAMP)
 	$(BIN)/python tools/execute_notebooks.py book
 

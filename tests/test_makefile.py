@@ -1,10 +1,13 @@
-"""What `make test`, `make nbval` and `make nbval-kernels` run, and where CI calls them.
+"""What `make test`, `make nbval`, `make nbval-kernels` and `make book` run, and where CI
+calls them.
 
 The recipes run for real, with `BIN` pointing at a folder of stand-ins for
-`python` and `ruff` that log their arguments and the OpenBLAS kernel they were
-given: `make test` must lint, run the unit tests and nbval once under the
-machine's own kernel (whatever the caller's OPENBLAS_CORETYPE), and
-`make nbval-kernels` the three other kernels, even when one of them fails.
+`python`, `ruff` and `jupyter-book` that log their arguments and the OpenBLAS
+kernel they were given: `make test` must lint, run the unit tests and nbval once
+under the machine's own kernel (whatever the caller's OPENBLAS_CORETYPE),
+`make nbval-kernels` the three other kernels, even when one of them fails, and
+`make book` must check the chapters' records before it builds, and stop if they
+are stale.
 """
 
 import os
@@ -23,8 +26,8 @@ KERNELS = ["Haswell", "Sandybridge", "Prescott"]
 
 @pytest.fixture
 def fake_bin(tmp_path):
-    """A BIN folder whose python and ruff append one line to `log` and fail for `fail_on`."""
-    for tool in ("python", "ruff"):
+    """A BIN folder of tools that append one line to `log` and fail for `fail_on`."""
+    for tool in ("python", "ruff", "jupyter-book"):
         script = tmp_path / tool
         script.write_text(textwrap.dedent(f"""\
             #!/bin/sh
@@ -40,7 +43,8 @@ def make(target, fake_bin, fail_on="", **env):
         ["make", "--no-print-directory", "-o", ".venv/.installed", f"BIN={fake_bin}",
          "JOBS=2", target],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
-        env={**os.environ, "FAIL_ON": fail_on, **env})
+        env={**{k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"},
+             "FAIL_ON": fail_on, **env})
     log = (fake_bin / "log").read_text().splitlines() if (fake_bin / "log").exists() else []
     return run, [line.split(" ", 2) for line in log]
 
@@ -77,6 +81,17 @@ def test_nbval_kernels_runs_the_other_three_and_reports_a_failure(fake_bin):
     assert failed == ["Sandybridge"], run.stdout
     run, _ = make("nbval-kernels", fake_bin)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_make_book_checks_the_records_first_and_stops_if_they_are_stale(fake_bin):
+    run, log = make("book", fake_bin)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert [(tool, args) for tool, _, args in log] == [
+        ("python", "tools/executed.py"), ("jupyter-book", "build . -W -n --keep-going")]
+    (fake_bin / "log").unlink()
+    run, log = make("book", fake_bin, fail_on="native")  # tools/executed.py finds a stale chapter
+    assert run.returncode != 0
+    assert [tool for tool, _, _ in log] == ["python"], "nothing is built"
 
 
 def make_lines(text):
