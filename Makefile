@@ -22,7 +22,7 @@ NBVAL := -m pytest -n $(JOBS) --dist loadfile --nbval book --nbval-sanitize-with
 KERNELS := Haswell Sandybridge Prescott
 NBVAL_NATIVE := env -u OPENBLAS_CORETYPE $(BIN)/python $(NBVAL)
 
-.PHONY: test nbval nbval-kernels book site-test notebooks bench mutants dist binder-check lint clean
+.PHONY: test nbval nbval-kernels timings book site-test notebooks bench mutants dist binder-check lint clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -72,6 +72,11 @@ bench: $(STAMP)
 ## on one core), not part of make test; one group: .venv/bin/python benchmarks/mutation.py steps
 mutants: $(STAMP)
 	$(BIN)/python benchmarks/mutation.py --max-children 2
+
+## make timings: wall and CPU time of make test, make book and make nbval-kernels, into
+## benchmarks/results/make_targets.csv (run it on a quiet machine; the README quotes it)
+timings: $(STAMP)
+	$(BIN)/python benchmarks/make_targets.py
 
 ## make dist: boostlib's sdist and wheel into dist/, checked by twine; they hold boostlib only
 dist: $(STAMP)
