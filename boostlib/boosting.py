@@ -467,7 +467,7 @@ class _Boosting(BaseEstimator):
         """``F_0``: optimal constant, zero, or ``ρ_0 f_0(x)`` with ``f_0`` fitted to ``y``.
 
         ``ρ_0`` comes from the ``init_step`` rule (by default the stages' step rule).
-        With ``sample_weight`` ``s``: the constant ``argmin_ρ Σ_i s_i L(y_i, ρ)``
+        With ``sample_weight`` ``s``: the constant ``argmin_c Σ_i s_i L(y_i, c)``
         (step 1 of Algorithm 1, weighted), or ``f_0`` fitted with weights ``s``
         and ``ρ_0`` weighted by them.
         """
