@@ -312,8 +312,9 @@ class _HalfLogOdds(Loss):
 class BinomialDeviance(_HalfLogOdds):
     r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
 
-    Friedman calls it a deviance, but it is 1 × the negative log-likelihood; a
-    statistician's (and ESL's) deviance is twice that (chapter 4, "Factors of two").
+    Friedman (and ESL, §10.5) call it the binomial deviance; it is 1 × the negative
+    log-likelihood, and the statistician's deviance, ``−2 ×`` the log-likelihood, is twice
+    that (chapter 4, "Factors of two").
 
     ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (the *Newton Boosting* post's loss,
     Friedman 2001 §4.5). ``g = −2 y σ(−2yF)`` and
