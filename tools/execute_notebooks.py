@@ -22,10 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-import executed  # tools/executed.py, next to this script
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+# tools/executed.py, next to this script: importable also when a test loads this file by path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import executed  # noqa: E402
 
 # Inherited by the kernels: the same environment `make book` and nbval give them.
 # No OPENBLAS_CORETYPE: stored outputs must not depend on the BLAS kernel (make
