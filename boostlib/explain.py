@@ -1,6 +1,6 @@
 r"""Reading a boosted model: relative influence and SHAP values (chapter 10).
 
-**Relative influence** (Friedman 2001, §8.1): the improvement ``î_t²`` of
+**Relative influence** (Friedman 2001, §8.1): the improvement ``î_η²`` of
 every split, credited to its feature, per tree over the root's weight,
 averaged over the trees and normalised (:func:`relative_influence`).
 
@@ -11,10 +11,11 @@ when only ``x_S`` is known,
 
     φ_ℓ(x) = Σ_{S ⊆ {1…d} ∖ {ℓ}} |S|! (d − |S| − 1)! / d! · (v(S ∪ {ℓ}) − v(S)),
 
-with the *path-dependent* ``v(S) = E[F(x) | x_S]`` of a tree: walk down from
+with the *path-dependent* ``v(S)`` of a tree, the tree's own cover-weighted
+approximation of ``E[F(x) | x_S]`` (not that conditional expectation): walk down from
 the root, follow ``x`` at a split on a feature in ``S``, and at any other split
-take both children, weighted by their share of the training *cover* ``W_t``
-(node ``t``'s ``Σ w``: its row count, or ``Σ h`` for a Newton tree, as XGBoost
+take both children, weighted by their share of the training *cover* ``W_η``
+(node ``η``'s ``Σ w``: its row count, or ``Σ h`` for a Newton tree, as XGBoost
 keeps it). The values add up, ``Σ_ℓ φ_ℓ(x) + E[F] = F(x)``, with
 ``E[F] = v(∅)``; and because ``F`` is a sum of trees, each φ is the sum of the
 trees' φ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg et
@@ -40,10 +41,10 @@ FEATURE, COVER_SHARE, FOLLOWS_X, WEIGHT = 0, 1, 2, 3
 
 # -- relative influence ---------------------------------------------------------------
 def _split_improvements(tree):
-    """``î_t²`` of every internal node of one tree (0 at leaves).
+    """``î_η²`` of every internal node of one tree (0 at leaves).
 
     scikit-learn's trees store each node's mean squared error around its own
-    mean (``impurity``, ``MSE_t``) and its weight ``W_t``: ``î_t² = W_t MSE_t −
+    mean (``impurity``, ``MSE_η``) and its weight ``W_η``: ``î_η² = W_η MSE_η −
     W_L MSE_L − W_R MSE_R`` (eq. split-improvement, first line). boostlib's
     :class:`~boostlib.trees.HistTreeRegressor` stores the gain ``Δ``, the same
     improvement (penalised by λ when ``l2_regularization`` > 0). Neither reads
@@ -53,7 +54,7 @@ def _split_improvements(tree):
     if not hasattr(tree, "impurity"):  # boostlib's Tree
         return np.where(internal, tree.gain, 0.0)
     left, right = tree.children_left[internal], tree.children_right[internal]
-    weighted_error = tree.weighted_n_node_samples * tree.impurity  # W_t MSE_t = Σ_t w (z − z̄_t)²
+    weighted_error = tree.weighted_n_node_samples * tree.impurity  # W_η MSE_η = Σ w (z − z̄_η)²
     improvement = np.zeros(tree.node_count)
     improvement[internal] = (weighted_error[internal] - weighted_error[left]
                              - weighted_error[right])
@@ -63,12 +64,12 @@ def _split_improvements(tree):
 def relative_influence(model):
     r"""Friedman's relative influence ``I_ℓ²`` of every feature, as shares summing to 1.
 
-    ``I_ℓ²(T) = Σ_t î_t² 1(ℓ_t = ℓ)`` over the splits of tree ``T``
+    ``I_ℓ²(T) = Σ_η î_η² 1(ℓ_η = ℓ)`` over the splits of tree ``T``
     (eq. influence-tree), divided by the weight of its root, averaged over the
     trees that split at all (eq. influence-model; every tree of every class),
     then normalised: what scikit-learn's gradient boosting and boostlib's
     ``feature_importances_`` report. For a :class:`~boostlib.trees.HistTreeRegressor`
-    ``î_t²`` is the gain ``Δ`` and the root's weight is its ``H``. The
+    ``î_η²`` is the gain ``Δ`` and the root's weight is its ``H``. The
     improvements come from the nodes' squared errors or gains
     (:func:`_split_improvements`), never from the leaf values, which
     ``leaf_newton`` replaces by ``−Σg/Σh`` (for log loss these are not the
@@ -97,7 +98,7 @@ def extend(m, n, cover_share, follows_x, feature):
     """EXTEND: add ``(feature, cover_share, follows_x)`` = ``(ℓ, r_ℓ, o_ℓ)`` to the path ``m[0:n]``.
 
     ``m[0]`` is a placeholder (the root has no edge into it); after the call
-    the path holds ``n`` features and ``m[size, WEIGHT]`` is
+    the path holds ``n`` features (``|P|`` in chapter 10) and ``m[size, WEIGHT]`` is
     ``ω_θ = θ! (n − θ)! / (n + 1)! · e_θ`` for ``θ = size``, with ``e_θ`` the sum
     over the subsets ``S`` of ``θ`` of the path's features of
     ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} r_ℓ`` (eq. path-weights). The new feature is
@@ -266,7 +267,7 @@ class Forest:
         init_constant = None
         if isinstance(model.init_, DummyRegressor):  # F_0 a constant
             init_constant = model.init_step_ * np.ravel(model.init_.constant_).astype(float)
-        else:  # init="learner": F_0 = ρ_0 h_0(x), one more tree
+        else:  # init="learner": F_0 = ρ_0 f_0(x), one more tree
             stages.insert(0, (model.init_, model.init_step_, None))
         trees = [(_tree_of(learner), scale, column) for learner, scale, column in stages]
         estimators = np.asarray(model.estimators_, dtype=object)
