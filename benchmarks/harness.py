@@ -354,6 +354,8 @@ MEASURES = {
     "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",
                        "boostlib/plotting.py"),
     "distributed_fit": (*LOOP, "boostlib/distributed.py"),
+    "closed_form_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
+    "boosted_networks": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
 }
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
