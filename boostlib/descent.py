@@ -227,7 +227,7 @@ def function_descent(loss, y, F0, n_steps, rho=None):
     else ``ρ_t = rho``;
     ``F_t = F_{t−1} − ρ_t g_t`` (eq. ``function-update``).
 
-    ``g_t`` is the per-point derivative of the seed, not the gradient of the
+    ``g_t`` is the per-point derivative, as in Mao's post, not the gradient of the
     mean (which is ``g_t / N``): the direction is the same, and with squared
     error a step ``ρ = 1`` lands on ``y`` (eq. ``l2-one-step``).
 

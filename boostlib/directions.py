@@ -2,18 +2,18 @@ r"""Directions: what the next learner is fitted to (chapters 3 and 4).
 
 A direction turns the loss's derivatives at the current model ``F`` into a
 *target* ``z`` and a *sample weight* ``w``; the learner then solves the
-weighted least-squares problem ``min_a Σ w_i (z_i − h(x_i; a))²``.
+weighted least-squares problem ``min_a Σ w_i (z_i − f(x_i; a))²``.
 
 =====================  ===========  ======  ===================================
 name                   target z     weight  known as
 =====================  ===========  ======  ===================================
-``gradient``           ``−g``       1       Friedman (2001); R code "gbm"
+``gradient``           ``−g``       1       Friedman (2001); the post's "gbm"
 ``newton``             ``−g/h``     ``h``   second-order Taylor step; XGBoost, λ=0
-``newton_unweighted``  ``−g/h``     1       R code "nbm_2"
-``newton_raphson``     ``−L/g``     1       R code "nbm_1" (root of L)
+``newton_unweighted``  ``−g/h``     1       the post's "nbm_2"
+``newton_raphson``     ``−L/g``     1       the post's "nbm_1" (root of L)
 =====================  ===========  ======  ===================================
 
-The R code is that of the *Newton Boosting* blog post (chapter 4).
+"The post" is the *Newton Boosting* blog post and its R code (chapter 4).
 
 Why ``newton`` is weighted (chapter 4, eq. ``taylor-complete-square``): the
 second-order expansion ``Σ g u + ½ h u²`` equals ``½ Σ h (u + g/h)²`` up to a
@@ -32,16 +32,16 @@ the two agree exactly: for ``u = t z`` both are ``½ (1 − t)² zᵀHz``. And t
 weighted target stays as bounded as the scalar one, ``h · |−g/h| = |g|``:
 since ``H z = −g`` on the range of ``H``,
 
-    ``w_i ‖z_i‖ = |g_iᵀ z_i| / ‖z_i‖ ≤ ‖g_i‖``   (Cauchy–Schwarz; ``C = 1``)
+    ``w_i ‖z_i‖ = |g_iᵀ z_i| / ‖z_i‖ ≤ ‖g_i‖``   (Cauchy–Schwarz)
 
 for every ``F``, however small an eigenvalue of ``H_i``: a sample whose
 Newton step is long (a tiny curvature along it) gets a tiny weight. The
 weight lies between the smallest and the largest eigenvalue that ``H⁺``
 inverts, so it never exceeds what the eigenvalues justify. For ``H = 2I``
-(the quadratic loss) it is 2 on every sample. The former weight
-``tr(H_i)/K``, the mean eigenvalue, had no such bound: for softmax, where the
-true class has probability ``p_y → 0``, ``tr(H)/K`` stays of order ``1/K``
-while ``‖z‖`` grows like ``1/p_y``. Per-class boosting (one learner per
+(the quadratic loss) it is 2 on every sample. A simpler weight, the mean
+eigenvalue ``tr(H_i)/K``, has no such bound: for softmax, where the true
+class has probability ``p_y → 0``, ``tr(H)/K`` stays of order ``1/K`` while
+``‖z‖`` grows like ``1/p_y``. Per-class boosting (one learner per
 class, :class:`~boostlib.losses.Coordinate`) uses the diagonal entries
 ``H_kk`` as scalar ``h`` instead, and needs none of this.
 
@@ -172,22 +172,22 @@ def newton(loss, y, F):
 
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
-    so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is bounded by the
-    gradient, as in the scalar case (``C = 1``).
+    so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
+    gradient, as in the scalar case, where ``h · |−g/h| = |g|``.
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)
 
 
 def newton_unweighted(loss, y, F):
-    """Seed 000's "nbm_2": ``z = −g/h = −L′/L″`` fitted with unit weights (chapter 4)."""
+    """The *Newton Boosting* post's "nbm_2": ``z = −g/h = −L′/L″`` with unit weights (chapter 4)."""
     _require_curvature(loss, "newton_unweighted")
     z, _ = _newton_target(loss, y, F)
     return z, np.ones(len(F))
 
 
 def newton_raphson(loss, y, F):
-    """Seed 000's "nbm_1": the root-finding step ``z = −L/L′ = −L/g`` (chapter 4).
+    """The *Newton Boosting* post's "nbm_1": the root-finding step ``z = −L/L′ = −L/g`` (chapter 4).
 
     A Newton–Raphson step towards a zero of ``L`` itself, not of ``g``. For a
     loss that is never zero it points where the tangent of ``L`` crosses zero.

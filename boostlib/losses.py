@@ -262,9 +262,7 @@ class LogLoss(Loss):
 
     ``L = log(1 + e^F) − y F``, ``p = σ(F) = 1 / (1 + e^{−F})``,
     ``g = p − y``, ``h = p (1 − p)`` (exact). Optimal constant:
-    ``log(ȳ / (1 − ȳ))``, computed as scikit-learn's starting value is (scipy's
-    ``logit``), so that subsampled fits stay bit-identical to its gradient boosting.
-    This is scikit-learn's ``HalfBinomialLoss``.
+    ``log(ȳ / (1 − ȳ))``. This is scikit-learn's ``HalfBinomialLoss``.
     """
 
     name = "log_loss"
@@ -290,6 +288,8 @@ class LogLoss(Loss):
             p = _average(y, sample_weight)
         else:
             p = _weighted_shares(y, 2, sample_weight)[1]
+        # scipy's logit, as scikit-learn computes its starting value: the same bits,
+        # so that subsampled fits stay identical to its gradient boosting
         return float(logit(np.clip(p, P_CLIP, 1 - P_CLIP)))
 
     def predict_proba(self, F):

@@ -1,7 +1,7 @@
 r"""Steps: how far to go along the learner's output ``u`` (chapters 3 and 5).
 
 Every step takes the loss, the targets ``y``, the current model ``F`` on the
-training points and the fitted learner's output ``u = h(x; a)`` there, and
+training points and the fitted learner's output ``u = f(x; a)`` there, and
 returns ``(ρ, u)``; the boosting loop then updates ``F ← F + ν ρ u`` with the
 learning rate ``ν``. Only ``leaf_newton`` changes ``u`` (it rewrites the
 leaves of a tree learner, as Friedman's TreeBoost does).
@@ -48,10 +48,15 @@ NEWTON_MAX_ITER = 50
 # Below this a curvature (Σ w h, Σ w uᵀHu) counts as zero: no Newton step is
 # possible and the value is 0, as in scikit-learn's _safe_divide.
 TINY = 1e-150
-# A directional derivative this small relative to its terms is rounding noise.
+# A directional derivative this small relative to its terms is rounding noise: a
+# direction along which the loss is flat to rounding gets ρ = 0 (line_search, newton).
 FLAT = 1e-12
 # A leaf value this close (relative to the leaf's mean |g| / h) to γ_R is γ_R
-# up to the rounding of the tree's own sums.
+# up to the rounding of the tree's own sums. For squared error leaf_newton keeps
+# the least-squares tree's own values when they agree with γ_R to this: a sum
+# taken in another order can differ in the last bit, and at a later stage that
+# breaks a tie between two equally good splits differently, so the model would
+# no longer be scikit-learn's tree for tree.
 LEAF_ROUNDING = 1e-9
 # Two loss values closer than this (relative) are equal up to rounding.
 ROUNDING = 1e-13
@@ -131,9 +136,10 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
 
     ``φ′(ρ) = Σ w gᵀu`` and ``φ″(ρ) = Σ w uᵀHu`` at ``F + ρu``. From ``ρ = 0``
     the first iteration is ``−Σ w gᵀu / Σ w uᵀHu``, exact for quadratic loss
-    (the report's closed-form step). A step that raises the loss by more than rounding
-    is halved, so the iterations never go uphill; ``max_iter=1`` gives the
-    one-step value.
+    (the closed-form step of Damião's *Boosted Neural Networks*). A step that
+    raises the loss by more than rounding is halved until it does not, so the
+    iterations never go uphill; ``max_iter=1`` gives one Newton step, halved
+    where it would go uphill.
     """
     if not loss.positive_hessian:
         raise ValueError(
@@ -162,8 +168,15 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
     return rho, u
 
 
+# Why leaf_newton computes as it does (kept outside the function, which chapter 3
+# prints): the leaf values are computed in scikit-learn's order of arithmetic
+# (_leaf_newton_value), and rows of weight 0 inside the bag join their leaf's sums
+# with weight 0 as in scikit-learn (the boosting loop passes bag= with sample
+# weights): the same sums in the same order, so the same bits, so subsampled and
+# weighted fits grow scikit-learn's trees even after a tie between two splits.
+# Squared error keeps the tree's own values (see LEAF_ROUNDING) for the same reason.
 def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=None):
-    """One value per tree leaf: Friedman's TreeBoost (Algorithm 1, steps 4–5; chapter 3).
+    """One value per tree leaf: Friedman's TreeBoost (chapter 3, eq. ``leaf-newton``).
 
     For a loss with a positive Hessian each leaf ``R`` gets one Newton step,
     ``γ_R = −Σ_R w g / Σ_R w h`` (``−(Σ_R w H)⁺ Σ_R w g`` for a vector loss, with
@@ -178,17 +191,12 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
     ``γ_R = (K − 1)/K · Σ_R w (−g_k) / Σ_R w p_k (1 − p_k)`` (his Algorithm 6,
     as scikit-learn computes it).
 
-    Squared error keeps the tree's own values, which are already ``γ_R``
-    (leaf means of ``−g = y − F``); a tree fitted to another target (say
-    ``newton_raphson``'s) gets ``γ_R``. For the other scalar losses each
-    leaf's ``γ_R`` is computed in scikit-learn's order of arithmetic (see
-    :func:`_leaf_newton_value`): subsampled fits then grow bit-identical trees.
+    For squared error a least-squares tree fitted to ``−g = y − F`` already
+    holds ``γ_R``, the leaf's mean residual; a tree fitted to another target
+    (say ``newton_raphson``'s) gets ``γ_R``.
 
     ``bag`` (boolean, shape (n,)) marks the rows that take part in the stage
-    (the subsample); None: the rows of positive weight. The boosting loop
-    passes it with sample weights: a row of weight 0 inside the bag joins its
-    leaf's sums with weight 0, as in scikit-learn, whose sums it then repeats bit
-    for bit (the value is the same; only the rounding of the sums would differ).
+    (its subsample); None: the rows of positive weight.
     """
     tree = getattr(learner, "tree_", None)
     if tree is None or X is None:
@@ -209,8 +217,7 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
             Hsum = np.einsum("i,ijk->jk", w[inside], H[inside])
             values[leaf, :, 0] = -pseudo_inverse(Hsum) @ G
     elif isinstance(loss, SquaredError):
-        # scikit-learn leaves these values alone; recomputing them would change
-        # their last bits, and then which of two tied splits a later tree takes
+        # the tree's own values, unless they differ from γ_R by more than rounding
         n_nodes = tree.node_count
         g = loss.gradient(y, F)
         G = np.bincount(leaves, weights=w * g, minlength=n_nodes)[leaf_ids]
@@ -256,7 +263,7 @@ def _leaf_hessian(loss, y, F, neg_g):
 
 
 def _leaf_newton_value(neg_g, h, w, factor=1.0):
-    """``γ_R = −Σ_R w g / Σ_R w h`` for one leaf (chapter 3, TreeBoost; Algorithm 1, step 5).
+    """``γ_R = −Σ_R w g / Σ_R w h`` for one leaf (chapter 3, TreeBoost, eq. ``leaf-newton``).
 
     Written as scikit-learn writes it, a ratio of two weighted means,
     ``np.average(−g, w) / np.average(h, w)``, the numerator times ``factor``

@@ -255,27 +255,37 @@ def test_hist_trees_pool_gives_every_size_the_same_test_rows(tmp_path, monkeypat
     assert small[0].shape == (100, hist_trees.N_FEATURES) and set(small[1]) == {0, 1}
 
 
-def test_distributed_fit_generates_the_rows_where_they_are_computed():
-    """The dask arrays hold generators, not data; computed, they are the in-memory rows."""
-    import pickle
-
-    import dask
-
-    for n in (1000, 1_000_000, 10_000_001):
+def test_distributed_fit_puts_the_same_rows_on_the_same_worker_for_every_library():
+    """Chunk i of K on worker floor(iW/K): contiguous, equal blocks; the held-out chunks apart."""
+    for n in (1000, 1_000_000, 10_000_000, 10_000_001):
         sizes = distributed_fit.chunk_sizes(n)
         assert sum(sizes) == n and len(sizes) >= distributed_fit.MIN_CHUNKS
         assert max(sizes) <= distributed_fit.CHUNK_ROWS
-    X, y = distributed_fit.on_workers(10_000_000)
-    assert X.shape == (10_000_000, 28) and y.shape == (10_000_000,)
-    assert len(pickle.dumps(dict(X.__dask_graph__()))) < 100_000  # 1.1 GB of X is not in it
-    X, y = distributed_fit.on_workers(2000)
-    with dask.config.set(scheduler="synchronous"):
-        X_on_workers, y_on_workers = dask.compute(X, y)
-    X_here, y_here = distributed_fit.in_memory(2000)
-    np.testing.assert_array_equal(X_on_workers, X_here)
-    np.testing.assert_array_equal(y_on_workers, y_here)
-    assert X_here.dtype == np.float32 and set(np.unique(y_here)) == {0.0, 1.0}
-    assert not np.array_equal(X_here[:250], X_here[250:500])  # every chunk its own seed
+        for workers in (1, 2):
+            plan = distributed_fit.chunk_plan(n, workers)
+            positions = [position for _, _, position in plan]
+            assert positions == sorted(positions) and set(positions) == set(range(workers))
+            assert [index for index, _, _ in plan] == list(range(len(sizes)))
+    for n in (1_000_000, 10_000_000):  # the sizes the chapter quotes: half the rows each
+        plan = distributed_fit.chunk_plan(n, 2)
+        assert sum(rows for _, rows, position in plan if position == 0) == n // 2
+    test_plan = distributed_fit.chunk_plan(distributed_fit.N_TEST, 2,
+                                           distributed_fit.TEST_CHUNKS_FROM)
+    assert min(index for index, _, _ in test_plan) > len(distributed_fit.chunk_sizes(10_000_000))
+
+
+def test_distributed_fit_rows_are_the_chunks_and_the_rounded_rows_have_256_values():
+    X, y = distributed_fit.in_memory(2000)
+    chunks = [distributed_fit.make_chunk(index, n) for index, n, _ in
+              distributed_fit.chunk_plan(2000, 1)]
+    np.testing.assert_array_equal(X, np.vstack([c[0] for c in chunks]))
+    np.testing.assert_array_equal(y, np.concatenate([c[1] for c in chunks]))
+    assert X.dtype == np.float32 and set(np.unique(y)) == {0.0, 1.0}
+    assert not np.array_equal(X[:250], X[250:500])  # every chunk its own seed
+    X_rounded, y_rounded = distributed_fit.in_memory(2000, rounded=True)
+    np.testing.assert_array_equal(y_rounded, y)  # the same labels
+    assert max(len(np.unique(column)) for column in X_rounded.T) <= 256
+    assert np.abs(X_rounded - X)[np.abs(X) < 5].max() <= 0.5 / distributed_fit.LEVELS + 1e-6
 
 
 # --- the protocol every comparison follows (harness.py; chapter 7) ---

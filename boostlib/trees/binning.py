@@ -14,7 +14,9 @@ goes left" is then the same as "``x ≤ t_b`` goes left" on raw values.
   are exactly those of an exact tree (scikit-learn's, XGBoost's ``exact``).
 * Otherwise the thresholds are the ``k/max_bins`` quantiles (``k = 1 …
   max_bins − 1``) of up to ``SUBSAMPLE`` rows drawn at random, as
-  scikit-learn's HistGradientBoosting chooses them.
+  scikit-learn's HistGradientBoosting chooses them. The draw follows a
+  random state: a tree's own ``random_state``, or inside a boosting fit the
+  seed :func:`binning_seed` takes from the estimator's ``random_state``.
 
 Bins are ``uint8`` (so ``max_bins ≤ 255``) and stored feature by feature,
 ``bins[j]`` being feature ``j`` of every row: the histogram of one feature
@@ -23,14 +25,33 @@ then reads one contiguous row of bytes.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from numba import njit
 from sklearn.utils import check_random_state
 
-__all__ = ["SUBSAMPLE", "BinnedX", "Binner", "find_thresholds", "map_to_bins"]
+__all__ = ["SUBSAMPLE", "BinnedX", "Binner", "binning_seed", "find_thresholds", "map_to_bins"]
 
 # Rows used to place the quantile thresholds (scikit-learn's choice too).
 SUBSAMPLE = 200_000
+
+
+def binning_seed(random_state):
+    """The seed of the binning subsample in a boosting fit with this ``random_state``.
+
+    The first number scikit-learn's HistGradientBoosting draws from its
+    ``random_state`` (its ``_random_seed``, which seeds its binning), drawn
+    here from a *copy* of the state: the draws the boosting loop makes
+    afterwards (each stage's subsample bag, each learner's ``random_state``)
+    are left exactly those of scikit-learn's GradientBoosting. An int gives
+    the same seed on every fit, so the same model; a ``RandomState`` gives the
+    seed its current state would draw first; None, the seed numpy's global
+    state would draw first (a different one in every fresh process unless it
+    is seeded with ``np.random.seed``), and the global state is not advanced.
+    """
+    rng = copy.deepcopy(check_random_state(random_state))
+    return int(rng.randint(np.iinfo(np.uint32).max, dtype="u8"))
 
 
 def find_thresholds(values, max_bins):

@@ -1,7 +1,8 @@
 r"""``HistTreeRegressor``: XGBoost's second-order tree as a scikit-learn regressor (chapter 8).
 
 Fitted to a target ``z`` with sample weights ``w`` it minimises the penalised
-weighted least squares ``Σ w (z − h(x))² + λ Σ_leaves v²`` over trees grown
+weighted least squares ``Σ_i w_i (z_i − f(x_i))² + λ Σ_j γ_j²`` (``γ_j`` the
+value of leaf ``j``) over trees grown
 on binned features. Inside the boosting loop with ``direction="newton"``
 (``z = −g/h``, ``w = h``) that *is* XGBoost's tree: ``Σ w z = −G`` and
 ``Σ w = H``, so the leaf values are ``−G/(H + λ)`` and the splits maximise
@@ -58,13 +59,16 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
     min_child_weight : float, default=1e-3
         The smallest ``Σ w`` (``= H``) a child may have: XGBoost's ``min_child_weight``.
     l2_regularization : float, default=0.0
-        ``λ``: the penalty ``λ v²`` on every leaf value ``v``.
+        ``λ``: the penalty ``λ γ_j²`` on every leaf value ``γ_j``.
     min_split_gain : float, default=0.0
         The smallest gain ``Δ`` a split needs (XGBoost's ``gamma``, compared
         with the un-halved gain as XGBoost does); refused up front, as
         XGBoost's ``hist`` method does.
     random_state : int, RandomState or None, default=None
-        Draws the rows that place the quantile thresholds (over 200 000 rows).
+        Draws the rows that place the quantile thresholds (over 200 000 rows):
+        the same int, the same bins. Inside a boosting estimator the
+        estimator's ``random_state`` decides instead
+        (:func:`~boostlib.trees.binning.binning_seed`).
 
     Attributes
     ----------
@@ -114,15 +118,18 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             if not _is_real(value) or not 0 <= value < np.inf:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
 
-    def bin(self, X, sample_weight=None):
+    def bin(self, X, sample_weight=None, seed=None):
         """``X`` binned for this tree's settings: a :class:`BinnedX` its copies can be fitted to.
 
-        The boosting loop calls this once per fit; every stage's tree then
-        reuses the bins.
+        The boosting loop calls this once per fit, with the ``seed`` of the
+        thresholds' subsample (:func:`~boostlib.trees.binning.binning_seed`);
+        every stage's tree then reuses the bins. ``seed=None``: the subsample
+        is drawn from this tree's ``random_state``.
         """
         self._check_params()
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X")
-        binner = Binner(self.max_bins, self.random_state).fit(X, sample_weight)
+        random_state = self.random_state if seed is None else seed
+        binner = Binner(self.max_bins, random_state).fit(X, sample_weight)
         return binner.transform(X)
 
     def fit(self, X, y, sample_weight=None):
@@ -131,7 +138,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def fit_predict(self, X, y, sample_weight=None):
-        """Fit, and return ``h(x)`` on the training rows, read off the fit.
+        """Fit, and return ``f(x)`` on the training rows, read off the fit.
 
         Growing partitions the rows into their leaves, so each row's value is
         known without walking the tree; the boosting loop calls this every stage.
@@ -152,6 +159,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)
         self._check_params()
+        shape = np.asarray(y).shape
+        if len(shape) == 2 and shape[1] != 1:
+            raise ValueError(
+                f"HistTreeRegressor fits one output, but y has shape {shape}: boost a "
+                "vector loss with a multi-output learner (such as DecisionTreeRegressor) or "
+                "one learner per class (BoostingClassifier's multiclass='per_class')"
+            )
         if isinstance(X, BinnedX):
             if X.binner.max_bins != self.max_bins:
                 raise ValueError(
@@ -201,7 +215,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         return self.tree_.apply(X)
 
     def predict(self, X):
-        """``h(x)``: the value of the leaf each row lands in."""
+        """``f(x)``: the value of the leaf each row lands in."""
         X = self._validated_X(X)
         return self.tree_.predict(X)
 
