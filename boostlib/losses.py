@@ -110,8 +110,19 @@ class Loss:
     vector : bool
         ``True`` when ``F`` is a vector per sample (shape ``(N, K)``).
     positive_hessian : bool
-        ``True`` when ``h > 0`` for every finite ``F``, so that Newton
-        directions and steps are defined.
+        ``True`` when the Hessian vanishes only along directions that are the
+        same at every finite ``F`` and that boostlib's directions never take:
+        ``h > 0`` for a scalar loss; for a vector loss ``H ⪰ 0`` with a fixed
+        kernel (none for :class:`Quadratic`, ``H = 2I``; the line of
+        ``(1, …, 1)`` for :class:`Softmax`, whose ``H`` is never positive
+        definite). For ``H_i ⪰ 0`` the Newton step on ρ (chapter 5) divides by
+        ``φ″(0) = Σ w_i u_iᵀH_i u_i``, which is positive exactly when some
+        ``u_i`` lies outside the kernel of ``H_i``: a positive-definite Hessian
+        is sufficient, not necessary. It is needed only for ``−H_i⁻¹g_i`` to be
+        the unique minimiser of the second-order model over every ``u_i``;
+        boostlib's Newton direction takes ``−H_i⁺g_i``. ``False`` when ``h = 0``
+        on part of the domain (absolute error everywhere, Huber beyond δ):
+        ``step="newton"`` and ``direction="newton"`` refuse such a loss.
     hessian_is_exact : bool
         ``False`` when :meth:`hessian` is a bound or an almost-everywhere value
         rather than the true second derivative.
