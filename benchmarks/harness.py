@@ -102,6 +102,29 @@ def write_csv(name, frame, notes=()):
     return frame
 
 
+def resumed(name, part, result=None):
+    """A long benchmark's finished part: saved when ``result`` is given, else loaded (or None).
+
+    Parts live in ``.cache/<name>/<part>.pkl`` (not committed) and are keyed by
+    the boostlib commit, so a run that was interrupted resumes where it stopped,
+    and a part computed on other code is computed again. Delete the folder to
+    start afresh.
+    """
+    import pickle
+
+    folder = RESULTS.parents[1] / ".cache" / name
+    path = folder / f"{part}.pkl"
+    if result is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps({"commit": boostlib_commit(), "result": result}))
+        return result
+    if path.exists():
+        saved = pickle.loads(path.read_bytes())
+        if saved["commit"] == boostlib_commit() and not saved["commit"].endswith("+dirty"):
+            return saved["result"]
+    return None
+
+
 def read_csv(name):
     """The table of ``results/<name>.csv`` (None if that benchmark has not run)."""
     import pandas as pd
@@ -347,7 +370,8 @@ MEASURES = {
     "seed000": LOOP,
     "notebooks": ("boostlib",),
     "memory": LOOP,
-    "peers": LOOP,
+    "peers": (*LOOP, "boostlib/trees"),
+    "peers_timing": (*LOOP, "boostlib/trees"),
     "hist_trees": (*LOOP, "boostlib/trees"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
     "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
