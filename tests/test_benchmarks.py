@@ -369,6 +369,13 @@ def test_cap_watch_counts_the_caps_and_leaves_the_model_unchanged():
         watch = harness.CapWatch(step)
         BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, noisy)
         assert watch.counts() == {"step_calls": 5, "step_cap": 0, "iteration_cap": 0}
+    # absolute error: the line search ends on a kink, where φ″ = 0, and that is no cap
+    from boostlib import BoostingRegressor
+
+    watch = harness.CapWatch("line_search")
+    BoostingRegressor(loss="absolute_error", step=watch, n_estimators=5,
+                      random_state=0).fit(X, X[:, 0] + noisy)
+    assert watch.counts() == {"step_calls": 5, "step_cap": 0, "iteration_cap": 0}
 
 
 def test_held_out_run_chooses_the_stage_on_validation_and_scores_the_test_rows_there():
