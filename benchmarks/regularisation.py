@@ -57,18 +57,23 @@ def staged_test_curves(model, X, y):
 
 
 def blow_up(model, X, y, error_curve, worst=10):
-    """What the last stage looks like: the largest |F|, the worst points' share of the deviance.
+    """What the last stage looks like: the largest |F|, and who carries the test deviance.
 
     The per-point loss ``log(1 + e^{−yF})`` (y in ±1) is computed exactly, also
-    where ``|F|`` is far beyond what a probability can show.
+    where ``|F|`` is far beyond what a probability can show. A point has blown
+    up when its ``|F| > BLOWN_UP``.
     """
     F = model.decision_function(X)
-    per_point = np.logaddexp(0, -np.where(y == model.classes_[1], 1.0, -1.0) * F)
+    margin = np.where(y == model.classes_[1], 1.0, -1.0) * F
+    per_point = np.logaddexp(0, -margin)
     top = np.sort(per_point)[::-1][:worst]
+    blown = np.abs(F) > BLOWN_UP
     largest = np.array([np.abs(F_m).max() for F_m in model.staged_decision_function(X)])
     first = np.flatnonzero(largest > BLOWN_UP)
     return {"max_abs_F": float(np.abs(F).max()),
-            "points_blown_up": int(np.sum(np.abs(F) > BLOWN_UP)),
+            "points_blown_up": int(blown.sum()),
+            "blown_up_wrong": int(np.sum(blown & (margin < 0))),
+            "blown_up_share": float(per_point[blown].sum() / per_point.sum()),
             "worst10_share": float(top.sum() / per_point.sum()),
             "first_blown_up_stage": int(first[0]) + 1 if first.size else 0,
             "error_changes_after": (int(np.count_nonzero(np.diff(error_curve[first[0]:])))
@@ -114,7 +119,8 @@ def run(quick=False):
     harness.write_csv(f"{NAME}_runs", runs, notes=[
         protocol + "; chosen_stage = argmin of the validation deviance; test_* at it, *_last"
         f" after stage {stages}; blow-up: |F| > {BLOWN_UP:g} on a test point;"
-        " worst10_share = share of the summed test log loss carried by its 10 largest terms;"
+        " blown_up_share / worst10_share = share of the summed test log loss carried by the"
+        " blown-up points / by the 10 largest terms; blown_up_wrong = blown-up and misclassified;"
         " error_changes_after = stages after the first blow-up at which the test error changed"])
     return harness.write_csv(NAME, curves, notes=[protocol + "; columns 1..M: the metric after"
                                                   " each stage"])

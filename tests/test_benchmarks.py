@@ -502,6 +502,12 @@ def test_blow_up_measures_the_exact_per_point_loss():
             assert out["first_blown_up_stage"] == 0
         else:  # ν = 1 with half-samples on separable-ish data: some scores run away
             assert out["points_blown_up"] > 0 and out["first_blown_up_stage"] > 0
+            margin = np.where(y[200:] > 0, 1.0, -1.0) * F
+            per_point = np.logaddexp(0, -margin)
+            blown = np.abs(F) > regularisation.BLOWN_UP
+            assert out["blown_up_share"] == pytest.approx(per_point[blown].sum()
+                                                          / per_point.sum())
+            assert out["blown_up_wrong"] == np.sum(blown & (margin < 0))
             changes = np.count_nonzero(np.diff(errors[out["first_blown_up_stage"] - 1:]))
             assert out["error_changes_after"] == changes
 
