@@ -434,7 +434,8 @@ def test_every_boostlib_module_is_measured_by_a_benchmark_or_listed_as_not():
     for path in sorted((root / "boostlib").rglob("*.py")):
         relative = path.relative_to(root).as_posix()
         assert any(relative == c or relative.startswith(c + "/") for c in covered), relative
-    assert set(harness.MEASURES) == set(run_all.BENCHMARKS)
+    # every benchmark but make_targets (written by `make timings`) is one of run_all.py's
+    assert set(harness.MEASURES) - {"make_targets"} == set(run_all.BENCHMARKS)
 
 
 def test_stale_modules_compares_the_recorded_commit_with_the_modules_history(tmp_path,
