@@ -15,6 +15,12 @@ Which splittable leaf is split next:
   leaf whose split has the largest gain Δ, until there are ``max_leaf_nodes``
   leaves (and, if set, nothing deeper than ``max_depth``).
 
+A missing value met at prediction in a node that saw none of its feature in
+training follows the child with the larger ``Σ w`` (``H``; left on a tie).
+XGBoost's ``hist`` sends it right; scikit-learn's HistGradientBoosting to the
+child with more training rows when the feature had no missing value anywhere
+in training, and otherwise (as here) by the learned direction.
+
 A split is made when its gain is positive and at least ``min_split_gain``
 (XGBoost's ``gamma``, compared with the un-halved Δ as XGBoost's code
 compares it). A weaker split is *refused up front*, as XGBoost's ``hist``
@@ -76,7 +82,7 @@ class TreeNode:
 
 def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
          min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0):
-    """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ w (z − h)² + λ Σ v²``.
+    """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ_i w_i (z_i − u_i)² + λ Σ_j γ_j²``.
 
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
     (outside a subsample) take no part. Returns the list of :class:`TreeNode`,

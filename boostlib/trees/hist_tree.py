@@ -1,7 +1,8 @@
 r"""``HistTreeRegressor``: XGBoost's second-order tree as a scikit-learn regressor (chapter 8).
 
 Fitted to a target ``z`` with sample weights ``w`` it minimises the penalised
-weighted least squares ``Σ w (z − h(x))² + λ Σ_leaves v²`` over trees grown
+weighted least squares ``Σ_i w_i (z_i − f(x_i))² + λ Σ_j γ_j²`` (``γ_j`` the
+value of leaf ``j``) over trees grown
 on binned features. Inside the boosting loop with ``direction="newton"``
 (``z = −g/h``, ``w = h``) that *is* XGBoost's tree: ``Σ w z = −G`` and
 ``Σ w = H``, so the leaf values are ``−G/(H + λ)`` and the splits maximise
@@ -58,7 +59,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
     min_child_weight : float, default=1e-3
         The smallest ``Σ w`` (``= H``) a child may have: XGBoost's ``min_child_weight``.
     l2_regularization : float, default=0.0
-        ``λ``: the penalty ``λ v²`` on every leaf value ``v``.
+        ``λ``: the penalty ``λ γ_j²`` on every leaf value ``γ_j``.
     min_split_gain : float, default=0.0
         The smallest gain ``Δ`` a split needs (XGBoost's ``gamma``, compared
         with the un-halved gain as XGBoost does); refused up front, as
@@ -137,7 +138,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def fit_predict(self, X, y, sample_weight=None):
-        """Fit, and return ``h(x)`` on the training rows, read off the fit.
+        """Fit, and return ``f(x)`` on the training rows, read off the fit.
 
         Growing partitions the rows into their leaves, so each row's value is
         known without walking the tree; the boosting loop calls this every stage.
@@ -214,7 +215,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         return self.tree_.apply(X)
 
     def predict(self, X):
-        """``h(x)``: the value of the leaf each row lands in."""
+        """``f(x)``: the value of the leaf each row lands in."""
         X = self._validated_X(X)
         return self.tree_.predict(X)
 

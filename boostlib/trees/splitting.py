@@ -14,9 +14,10 @@ module compare the un-halved ``Δ`` with ``min_split_gain`` (XGBoost's ``gamma``
 which is 2τ).
 
 A candidate is valid when both children keep ``≥ min_samples_leaf`` rows and
-``Σ w ≥ min_child_weight`` (and ``Σ w > 0``). Rows with a missing value go
-to the left and to the right in turn, and the better side is kept: the
-node's learned default direction.
+``Σ w ≥ min_child_weight`` (and ``Σ w > 0``), and any positive ``Δ`` can be
+the best split (XGBoost also refuses a split with ``Δ ≤ 10⁻⁶``, its constant
+``kRtEps``). Rows with a missing value go to the left and to the right in
+turn, and the better side is kept: the node's learned default direction.
 """
 
 from __future__ import annotations
@@ -28,20 +29,31 @@ __all__ = ["best_split", "gain", "leaf_value"]
 
 @njit(cache=True, nogil=True)
 def leaf_value(sum_wz, sum_w, l2_regularization):
-    """``γ* = Σ w z / (Σ w + λ) = −G/(H + λ)`` (eq. eq-hist-leaf-value); 0 for an empty node."""
+    """``γ* = Σ w z / (Σ w + λ) = −G/(H + λ)`` (chapter 8, eq. ``eq-hist-leaf-value``).
+
+    0 for an empty node.
+    """
     denominator = sum_w + l2_regularization
     return sum_wz / denominator if denominator > 0 else 0.0
 
 
 @njit(cache=True, nogil=True)
 def score(sum_wz, sum_w, l2_regularization):
-    """The structure score of one leaf, ``G²/(H + λ)``: how much its fit lowers the loss (×2)."""
+    """One leaf's ``G²/(H + λ)``: twice what its best value lowers the objective by.
+
+    It is −2 times the leaf's term of the structure score (chapter 8, eq.
+    ``eq-hist-structure-score``).
+    """
     return sum_wz * sum_wz / (sum_w + l2_regularization)
 
 
 @njit(cache=True, nogil=True)
 def gain(left_wz, left_w, right_wz, right_w, l2_regularization):
-    """``Δ = G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)`` (eq. split-gain)."""
+    """``Δ = G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)`` (chapter 8, eq. ``eq-hist-gain``).
+
+    Called with ``left_wz = Σ_L w z = −G_L``, ``left_w = Σ_L w = H_L`` and the
+    same sums over the right child; the signs do not matter in the squares.
+    """
     return (score(left_wz, left_w, l2_regularization)
             + score(right_wz, right_w, l2_regularization)
             - score(left_wz + right_wz, left_w + right_w, l2_regularization))
@@ -52,8 +64,10 @@ def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regular
                min_child_weight, min_samples_leaf):
     """The best split of a node from its histogram ``hist`` (n_features, n_bins_total, 3).
 
-    ``total_wz``, ``total_w``, ``total_n`` are the node's ``Σ w z``, ``Σ w`` and
-    row count; ``n_bins[j]`` is the number of non-missing bins of feature ``j``. Scans
+    ``total_wz``, ``total_w``, ``total_n`` are the node's ``Σ w z = −G``,
+    ``Σ w = H`` and row count; ``n_bins[j]`` is the number of non-missing bins
+    of feature ``j`` and ``missing_bin`` the index of the NaN bin;
+    ``l2_regularization`` is ``λ``. Scans
     every boundary "bins ``≤ b`` go left", with the node's NaN rows on the
     right and then on the left; a strictly larger gain replaces the best so
     far, so ties go to the lower feature, the lower bin, NaN on the right.
