@@ -26,9 +26,10 @@ then reads one contiguous row of bytes.
 from __future__ import annotations
 
 import copy
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads, njit, prange
 from sklearn.utils import check_random_state
 
 __all__ = ["SUBSAMPLE", "BinnedX", "Binner", "binning_seed", "find_thresholds", "map_to_bins"]
@@ -60,22 +61,27 @@ def find_thresholds(values, max_bins):
     Midpoints between distinct values when there are at most ``max_bins`` of
     them, otherwise the midpoint-interpolated ``k/max_bins`` percentiles.
     """
-    distinct = np.unique(values)
+    ordered = np.sort(values)  # sorted once: the distinct values, and a quick percentile
+    first = np.empty(len(ordered), dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
     if len(distinct) <= max_bins:
         return (distinct[:-1] + distinct[1:]) * 0.5
     percentiles = np.linspace(0, 100, max_bins + 1)[1:-1]
-    return np.unique(np.percentile(values, percentiles, method="midpoint"))
+    return np.unique(np.percentile(ordered, percentiles, method="midpoint"))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def map_to_bins(X, thresholds, n_thresholds, missing_bin, bins):
     """``bins[j, i] = b(x_ij) = #{k : t_jk < x_ij}`` by binary search; NaN to ``missing_bin``.
 
     ``thresholds`` (n_features, max_bins − 1) holds feature ``j``'s in its first
-    ``n_thresholds[j]`` entries. ``X`` is read row by row, as it is stored.
+    ``n_thresholds[j]`` entries. ``X`` is read row by row, as it is stored, and
+    the rows are shared out among the threads (each row's bins are its own).
     """
     n_samples, n_features = X.shape
-    for i in range(n_samples):
+    for i in prange(n_samples):
         for j in range(n_features):
             x = X[i, j]
             if np.isnan(x):
@@ -144,10 +150,14 @@ class Binner:
         if len(X) > SUBSAMPLE:
             rng = check_random_state(self.random_state)
             X = X[np.sort(rng.choice(len(X), SUBSAMPLE, replace=False))]
-        self.thresholds_ = []
-        for j in range(X.shape[1]):
+        def thresholds(j):
             column = X[:, j]
-            self.thresholds_.append(find_thresholds(column[~np.isnan(column)], self.max_bins))
+            return find_thresholds(column[~np.isnan(column)], self.max_bins)
+
+        # one feature per task, on as many threads as the kernels use (numpy's sort
+        # and partition release the GIL); each feature's thresholds are its own
+        with ThreadPoolExecutor(max_workers=get_num_threads()) as pool:
+            self.thresholds_ = list(pool.map(thresholds, range(X.shape[1])))
         self.n_bins_ = np.array([len(t) + 1 for t in self.thresholds_], dtype=np.intp)
         return self
 
