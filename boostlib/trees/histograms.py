@@ -37,38 +37,50 @@ __all__ = ["N_STATS", "build_histogram", "build_root_histogram", "subtract"]
 N_STATS = 3  # Σ w z, Σ w, count
 
 
-@njit(cache=True, nogil=True)
-def _add_rows(hist, bins, first, last, rows, wz, w):
-    """Add rows into ``hist[first:last]`` (one or two features), in row order.
+@njit(cache=True, nogil=True, inline="always")
+def _add_two_features(hist, bins, j, rows, wz, w):
+    """Add the rows into ``hist[j]`` and ``hist[j + 1]``, in row order: one read of a row's
+    ``w z`` and ``w`` serves both features.
 
-    ``rows`` is None at the root (row ``k`` is row ``k`` of the data); otherwise
-    row ``k`` of the node is ``rows[k]``, and ``wz``, ``w`` are already gathered.
+    ``rows`` is None at the root (the ``k``-th row is row ``k`` of the data); otherwise
+    the ``k``-th row is ``rows[k]``, and ``wz``, ``w`` are already gathered. The sums
+    grow in arrays of the thread's own (the compiler then knows nothing else writes
+    them, and keeps the loop fast) and are copied into ``hist`` at the end.
     """
     n_bins = hist.shape[1]
-    counts = np.zeros((2, n_bins), dtype=np.uint32)
-    n_rows = len(wz) if rows is None else len(rows)
-    h0, c0, column0 = hist[first], counts[0], bins[first]
-    if last - first == 2:
-        h1, c1, column1 = hist[first + 1], counts[1], bins[first + 1]
-        for k in range(n_rows):
-            row = k if rows is None else rows[k]
-            b0, b1 = column0[row], column1[row]
-            sum_wz, sum_w = wz[k], w[k]
-            h0[b0, 0] += sum_wz
-            h0[b0, 1] += sum_w
-            c0[b0] += 1
-            h1[b1, 0] += sum_wz
-            h1[b1, 1] += sum_w
-            c1[b1] += 1
-    else:
-        for k in range(n_rows):
-            b0 = column0[k if rows is None else rows[k]]
-            h0[b0, 0] += wz[k]
-            h0[b0, 1] += w[k]
-            c0[b0] += 1
-    for j in range(first, last):
-        for b in range(n_bins):
-            hist[j, b, 2] = counts[j - first, b]
+    sums0, sums1 = np.zeros((n_bins, 2)), np.zeros((n_bins, 2))
+    counts0, counts1 = np.zeros(n_bins, dtype=np.uint32), np.zeros(n_bins, dtype=np.uint32)
+    column0, column1 = bins[j], bins[j + 1]
+    for k in range(len(wz)):
+        row = k if rows is None else rows[k]
+        b0, b1 = column0[row], column1[row]
+        sum_wz, sum_w = wz[k], w[k]
+        sums0[b0, 0] += sum_wz
+        sums0[b0, 1] += sum_w
+        counts0[b0] += 1
+        sums1[b1, 0] += sum_wz
+        sums1[b1, 1] += sum_w
+        counts1[b1] += 1
+    for b in range(n_bins):
+        hist[j, b, 0], hist[j, b, 1], hist[j, b, 2] = sums0[b, 0], sums0[b, 1], counts0[b]
+        hist[j + 1, b, 0], hist[j + 1, b, 1] = sums1[b, 0], sums1[b, 1]
+        hist[j + 1, b, 2] = counts1[b]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_one_feature(hist, bins, j, rows, wz, w):
+    """:func:`_add_two_features` for the last feature of an odd number of them."""
+    n_bins = hist.shape[1]
+    sums = np.zeros((n_bins, 2))
+    counts = np.zeros(n_bins, dtype=np.uint32)
+    column = bins[j]
+    for k in range(len(wz)):
+        b = column[k if rows is None else rows[k]]
+        sums[b, 0] += wz[k]
+        sums[b, 1] += w[k]
+        counts[b] += 1
+    for b in range(n_bins):
+        hist[j, b, 0], hist[j, b, 1], hist[j, b, 2] = sums[b, 0], sums[b, 1], counts[b]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -80,8 +92,10 @@ def build_root_histogram(bins, wz, w, n_bins):
     """
     n_features = bins.shape[0]
     hist = np.zeros((n_features, n_bins, N_STATS))
-    for pair in prange((n_features + 1) // 2):
-        _add_rows(hist, bins, 2 * pair, min(2 * pair + 2, n_features), None, wz, w)
+    for pair in prange(n_features // 2):
+        _add_two_features(hist, bins, 2 * pair, None, wz, w)
+    if n_features % 2:
+        _add_one_feature(hist, bins, n_features - 1, None, wz, w)
     return hist
 
 
@@ -96,9 +110,10 @@ def build_histogram(bins, rows, wz, w, n_bins):
         gathered_wz[k] = wz[rows[k]]
         gathered_w[k] = w[rows[k]]
     hist = np.zeros((n_features, n_bins, N_STATS))
-    for pair in prange((n_features + 1) // 2):
-        _add_rows(hist, bins, 2 * pair, min(2 * pair + 2, n_features), rows, gathered_wz,
-                  gathered_w)
+    for pair in prange(n_features // 2):
+        _add_two_features(hist, bins, 2 * pair, rows, gathered_wz, gathered_w)
+    if n_features % 2:
+        _add_one_feature(hist, bins, n_features - 1, rows, gathered_wz, gathered_w)
     return hist
 
 
