@@ -248,8 +248,8 @@ def tiny():
     for max_leaf_nodes in (None, 6):
         BoostingClassifier(learner=HistTreeRegressor(max_leaf_nodes=max_leaf_nodes),
                            n_estimators=3).fit(X, y).predict(X)
-    # enough rows that every thread partitions a chunk, raw values predicted
-    n = 2 * PARALLEL_PARTITION_ROWS * numba.config.NUMBA_NUM_THREADS
+    # enough rows that two threads partition a chunk each, raw values predicted
+    n = 2 * PARALLEL_PARTITION_ROWS
     X = rng.randn(n, 5)
     HistTreeRegressor(max_depth=2).fit(X, X[:, 0] > 0).predict(X)
     return {"cpu_s": time.process_time() - start, "wall_s": time.perf_counter() - wall,
