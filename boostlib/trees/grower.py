@@ -42,7 +42,9 @@ from .splitting import best_split, leaf_value
 __all__ = ["ROW_DTYPE", "STATS_DTYPE", "TreeNode", "grow", "partition"]
 
 ROW_DTYPE = np.uint32  # row indices: half the bytes of int64 (np.intp beyond 2³² − 1 rows)
-STATS_DTYPE = np.float64  # w z and w as the histograms read them
+STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–4 % faster, in
+# one-thread fits at 1M and 10M rows, but its rounding would move every gain, Σ w and leaf
+# value off their float64 sums, which the equalities with scikit-learn rely on)
 
 
 # Rows per thread below which one thread partitions a node: the second pass of the
@@ -60,12 +62,12 @@ def _partition_serial(rows, start, stop, column, bin_threshold, missing_left, mi
         row = rows[k]
         b = column[row]
         go_left = missing_left if b == missing_bin else b <= bin_threshold
-        if go_left:
-            rows[start + n_left] = row  # never overtakes k: safe in place
-            n_left += 1
-        else:
-            buffer[n_right] = row
-            n_right += 1
+        # written to both sides, the counters then say which copy stays: no branch to
+        # mispredict (a row goes either way about as often); never overtakes k in place
+        rows[start + n_left] = row
+        buffer[n_right] = row
+        n_left += go_left
+        n_right += 1 - go_left
     for k in range(n_right):
         rows[start + n_left + k] = buffer[k]
     return n_left
@@ -90,12 +92,10 @@ def _partition_parallel(rows, start, stop, column, bin_threshold, missing_left, 
             row = rows[k]
             b = column[row]
             go_left = missing_left if b == missing_bin else b <= bin_threshold
-            if go_left:
-                buffer[front + n_left] = row
-                n_left += 1
-            else:
-                n_right += 1
-                buffer[back - n_right] = row
+            buffer[front + n_left] = row  # both free slots, as in _partition_serial
+            buffer[back - 1 - n_right] = row
+            n_left += go_left
+            n_right += 1 - go_left
         n_lefts[chunk] = n_left
         n_rights[chunk] = n_right
     left_at = np.empty(n_chunks, dtype=np.intp)

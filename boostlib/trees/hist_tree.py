@@ -29,7 +29,7 @@ from sklearn.utils.validation import (
 
 from .binning import BinnedX, Binner
 from .grower import grow
-from .predictor import Tree
+from .predictor import Tree, values_of_rows
 from .threads import effective_n_threads, using_threads
 
 __all__ = ["HistTreeRegressor"]
@@ -176,10 +176,12 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             nodes, rows = self._grow(X, y, sample_weight)
         if len(rows) != len(X):
             return self.predict(X)
+        leaves = [k for k, node in enumerate(nodes) if node.left == -1]
         u = np.empty(len(X))
-        for k, node in enumerate(nodes):
-            if node.left == -1:
-                u[rows[node.start:node.stop]] = self.tree_.value[k, 0, 0]
+        with using_threads(self.n_jobs):
+            values_of_rows(rows, np.array([nodes[k].start for k in leaves]),
+                           np.array([nodes[k].stop for k in leaves]),
+                           self.tree_.value[leaves, 0, 0], u)
         return u
 
     def _grow(self, X, y, sample_weight):

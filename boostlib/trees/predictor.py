@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["Tree", "apply_binned", "apply_raw"]
+__all__ = ["Tree", "apply_binned", "apply_raw", "values_of_rows"]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -52,6 +52,16 @@ def apply_raw(X, feature, threshold, missing_left, children_left, children_right
             k = children_left[k] if go_left else children_right[k]
         leaves[i] = k
     return leaves
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def values_of_rows(rows, starts, stops, values, out):
+    """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l``: the training
+    rows' predictions read off the grower's partition, one leaf per thread at a time."""
+    for leaf in prange(len(starts)):
+        value = values[leaf]
+        for k in range(starts[leaf], stops[leaf]):
+            out[rows[k]] = value
 
 
 class Tree:
