@@ -7,7 +7,26 @@ Timings follow three rules (benchmarks/README.md):
 * alternating: competitors run A, B, A, B, …, so a slow spell on the shared
   machine hits all of them, and the reported value is the median of the repeats;
 * recorded: every CSV starts with ``#`` comment lines naming the library
-  versions and the machine's CPU count (read it with ``pd.read_csv(path, comment="#")``).
+  versions, the machine's CPU count and the commit of boostlib it ran on
+  (read it with ``pd.read_csv(path, comment="#")``).
+
+Every comparison of models follows one protocol (chapter 7 states it; the
+functions under "The protocol" below implement it):
+
+1. the stage, or any other tuned setting, is chosen on a validation part carved
+   out of the *training* rows (:func:`validation_split`, :func:`chosen_stage`),
+   never on the test rows;
+2. the test loss (the loss the model minimises, or the log loss) is reported
+   beside the accuracy or error (:func:`held_out_run`);
+3. every number is repeated on the train/test splits ``SPLITS`` (at least five)
+   and reported as mean, standard error and range (:func:`spread`);
+4. runs that diverge, or where a cap decided the result (the step cap
+   ``RHO_MAX``, Newton's iteration cap on ρ, the stage budget), are reported as
+   such (:class:`CapWatch`, :func:`run_status`).
+
+A result is stale once boostlib code it measures changed after the commit it
+was computed on (``MEASURES``, :func:`stale_modules`; ``tests/test_benchmarks.py``
+fails on a stale CSV).
 """
 
 from __future__ import annotations
@@ -41,6 +60,9 @@ def versions():
             record[package] = "missing"
     record["boostlib_commit"] = boostlib_commit()
     record["cpu_count"] = os.cpu_count()
+    # the 1-minute load average when the file is written: above ~1 per core a
+    # timing taken in the run is not to be trusted
+    record["loadavg"] = f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "unknown"
     record["machine"] = platform.machine()
     record["threads"] = os.environ.get("OMP_NUM_THREADS", "unset")
     return record
@@ -144,3 +166,239 @@ def markdown_table(frame, floatfmt=4):
     lines += ["| " + " | ".join(cell(v) for v in row) + " |"
               for row in frame.itertuples(index=False)]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# The protocol (chapter 7, "How the experiments are run")
+# ---------------------------------------------------------------------------
+
+SPLITS = (0, 1, 2, 3, 4)  # train/test splits (data seeds) every comparison is repeated on
+VALIDATION_FRACTION = 0.2  # of the training rows, held out to choose the stage
+
+
+def validation_split(X, y, random_state, fraction=VALIDATION_FRACTION, stratify=False):
+    """Carve a validation part out of the training rows: ``(X_fit, X_val, y_fit, y_val)``.
+
+    The test rows are never seen here; ``stratify`` keeps the class shares
+    (for classifiers).
+    """
+    from sklearn.model_selection import train_test_split
+
+    return train_test_split(X, y, test_size=fraction, random_state=random_state,
+                            stratify=y if stratify else None)
+
+
+def chosen_stage(validation_loss):
+    """The stage ``m* = argmin_m`` of a validation curve (values for ``m = 1 … M``), 1-based.
+
+    The first minimiser; a non-finite value (a diverged run) never wins.
+    """
+    import numpy as np
+
+    curve = np.asarray(validation_loss, dtype=float)
+    return int(np.argmin(np.where(np.isfinite(curve), curve, np.inf))) + 1
+
+
+def staged_score(model, X, y):
+    """Accuracy (classifier) or R² (regressor) after every stage ``m = 1 … M``."""
+    import numpy as np
+    from sklearn.base import is_classifier
+    from sklearn.metrics import accuracy_score, r2_score
+
+    if is_classifier(model):
+        return np.array([accuracy_score(y, p) for p in model.staged_predict(X)])
+    return np.array([r2_score(y, p) if np.all(np.isfinite(p)) else -np.inf
+                     for p in model.staged_predict(X)])
+
+
+def held_out_run(model, split, random_state, stratify=False):
+    """Protocol items 1, 2 and 4 for one boostlib model on one train/test split.
+
+    Fits ``model`` on the training rows minus a validation part, chooses the stage
+    ``m*`` on the validation loss, and reports at ``m*`` the test loss (the loss
+    the model minimises, ``model.loss_``), the test score (accuracy or R²) and,
+    for comparison, both after the last stage ``M``. ``budget_decides`` is True
+    when ``m* = M``: the validation loss was still falling when the stage budget
+    ran out. ``diverged`` is :func:`diverged` of the training loss.
+    """
+    from boostlib.plotting import staged_loss
+
+    X_fit, X_val, y_fit, y_val = validation_split(split.X_train, split.y_train, random_state,
+                                                  stratify=stratify)
+    model.fit(X_fit, y_fit)
+    stage = chosen_stage(staged_loss(model, X_val, y_val))
+    test_loss = staged_loss(model, split.X_test, split.y_test)
+    test_score = staged_score(model, split.X_test, split.y_test)
+    return {
+        "stages": model.n_estimators_, "chosen_stage": stage,
+        "budget_decides": stage == model.n_estimators_,
+        "test_loss": float(test_loss[stage - 1]), "test_score": float(test_score[stage - 1]),
+        "test_loss_last": float(test_loss[-1]), "test_score_last": float(test_score[-1]),
+        "initial_train_loss": float(model.train_loss_[0]),
+        "final_train_loss": float(model.train_loss_[-1]),
+        "diverged": diverged(model.train_loss_),
+    }
+
+
+def diverged(train_loss):
+    """True when boosting made the training loss non-finite or larger than that of ``F_0``.
+
+    ``train_loss`` is ``model.train_loss_``: the loss of ``F_0``, then after every stage.
+    """
+    import numpy as np
+
+    train_loss = np.asarray(train_loss, dtype=float)
+    return bool(not np.all(np.isfinite(train_loss)) or train_loss[-1] > train_loss[0])
+
+
+class CapWatch:
+    """A boostlib step rule, unchanged, that counts the steps at which a cap decided ρ.
+
+    ``CapWatch("line_search")`` or ``CapWatch("newton")`` is passed as ``step=``.
+    Both caps act where ``φ(ρ) = Σ w L(y, F + ρu)`` has no finite minimiser (the
+    learner separates the points it moves, so ``φ`` falls for ever):
+
+    * ``step_cap`` counts the steps that ended at ``|ρ| = RHO_MAX``, or where ``φ``
+      has flattened to rounding (its curvature ``φ″(ρ)`` is zero, so the slope the
+      search solves for has underflowed to zero, not crossed it);
+    * ``iteration_cap`` counts the Newton steps on ρ that used all
+      ``NEWTON_MAX_ITER`` iterations without converging: one more iteration would
+      still move ρ by more than ``1e-6 (1 + |ρ|)``.
+
+    ``calls`` counts every step (``K`` per stage for ``K`` classes).
+    """
+
+    def __init__(self, name):
+        from boostlib.steps import get_step
+
+        self.name, self.rule = name, get_step(name)
+        self.calls = self.step_cap = self.iteration_cap = 0
+
+    def __call__(self, loss, y, F, u, sample_weight=None, learner=None, X=None):
+        import numpy as np
+
+        from boostlib.steps import RHO_MAX, _directional_derivatives, newton
+
+        rho, u = self.rule(loss, y, F, u, sample_weight=sample_weight, learner=learner, X=X)
+        self.calls += 1
+        moved = rho != 0.0 and np.any(u != 0)
+        if abs(rho) >= RHO_MAX or (moved and _directional_derivatives(
+                loss, y, F + rho * u, u, sample_weight)[1] == 0.0):
+            self.step_cap += 1
+        elif self.name == "newton":
+            further, _ = newton(loss, y, F + rho * u, u, sample_weight, max_iter=1)
+            if abs(further) > 1e-6 * (1 + abs(rho)):
+                self.iteration_cap += 1
+        return rho, u
+
+    def counts(self):
+        return {"step_calls": self.calls, "step_cap": self.step_cap,
+                "iteration_cap": self.iteration_cap}
+
+    def __repr__(self):  # the estimator's repr shows the rule's name
+        return f"CapWatch({self.name!r})"
+
+
+def run_status(row):
+    """One word for a run, in the order that decides: diverged, a cap, or ok.
+
+    ``row`` has ``diverged``, ``step_cap``, ``iteration_cap`` (counts of steps),
+    ``step_calls`` and ``budget_decides`` (see :func:`held_out_run`, :class:`CapWatch`).
+    """
+    if row.get("diverged"):
+        return "diverged"
+    if row.get("step_cap", 0):
+        return f"step cap ({row['step_cap']}/{row['step_calls']})"
+    if row.get("iteration_cap", 0):
+        return f"iteration cap ({row['iteration_cap']}/{row['step_calls']})"
+    if row.get("budget_decides"):
+        return "stage budget"
+    return "ok"
+
+
+def spread(values):
+    """Protocol item 3: mean, standard error (sd/√n), min, max and n over the splits."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    return {"mean": float(values.mean()),
+            "se": float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan,
+            "min": float(values.min()), "max": float(values.max()), "n": n}
+
+
+def spread_table(frame, by, value):
+    """:func:`spread` of column ``value`` for every group of ``by``, as a DataFrame."""
+    import pandas as pd
+
+    groups = frame.groupby(by, sort=False)[value]
+    return pd.DataFrame({key: spread(group) for key, group in groups}).T.rename_axis(by)
+
+
+# ---------------------------------------------------------------------------
+# Stale results: a CSV is stale once boostlib code it measures has changed
+# ---------------------------------------------------------------------------
+
+LOOP = ("boostlib/boosting.py", "boostlib/directions.py", "boostlib/losses.py",
+        "boostlib/steps.py")
+# benchmark (results/<name>.csv and the CSVs named <name>_*.csv) -> what it measures
+MEASURES = {
+    "sklearn_ratio": LOOP,
+    "seed000": LOOP,
+    "notebooks": ("boostlib",),
+    "memory": LOOP,
+    "peers": LOOP,
+    "hist_trees": (*LOOP, "boostlib/trees"),
+    "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
+    "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
+    "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",
+                       "boostlib/plotting.py"),
+    "distributed_fit": (*LOOP, "boostlib/distributed.py"),
+    "closed_form_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
+    "boosted_networks": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
+}
+# boostlib files that no benchmark measures (so a new module forces a decision)
+MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
+
+
+def benchmark_of(csv_name):
+    """The benchmark that writes ``results/<csv_name>.csv`` (``hist_trees_compile``: hist_trees)."""
+    names = sorted((n for n in MEASURES if csv_name == n or csv_name.startswith(n + "_")),
+                   key=len)
+    if not names:
+        raise KeyError(f"no benchmark in MEASURES writes {csv_name}.csv")
+    return names[-1]
+
+
+def recorded_commit(csv_name):
+    """The ``boostlib_commit`` a result file records ("" if it records none)."""
+    for line in read_header(csv_name)[:1]:
+        for field in line.split():
+            if field.startswith("boostlib_commit="):
+                return field.split("=", 1)[1]
+    return ""
+
+
+def _git(*args):
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+
+
+def stale_modules(csv_name):
+    """The paths in ``MEASURES`` whose last commit is not in the history of the CSV's commit.
+
+    Empty when the file is current. A file that records no commit, an unknown
+    commit or one with uncommitted changes ("+dirty") is stale in every path.
+    """
+    paths = MEASURES[benchmark_of(csv_name)]
+    commit = recorded_commit(csv_name)
+    if not commit or commit.endswith("+dirty") or _git("cat-file", "-e", commit).returncode:
+        return list(paths)
+    stale = []
+    for path in paths:
+        last = _git("log", "-1", "--format=%H", "--", path).stdout.strip()
+        if last and _git("merge-base", "--is-ancestor", last, commit).returncode != 0:
+            stale.append(path)
+    return stale

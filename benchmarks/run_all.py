@@ -37,6 +37,8 @@ BENCHMARKS = {
     "esl_10_2": "ESL Figure 10.2 (chapter 7)",
     "direction_step": "direction x step study (chapter 7)",
     "regularisation": "shrinkage and subsampling (chapter 7)",
+    "closed_form_step": "one Newton step on rho against the line search, over seeds (chapter 5)",
+    "boosted_networks": "boosted networks against tuned baselines at equal budgets (chapter 6)",
     "distributed_fit": "boostlib on Dask: fit time and memory per worker (chapter 9)",
 }
 

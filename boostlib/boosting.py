@@ -1,26 +1,42 @@
-r"""The stage-wise loop and the scikit-learn estimators around it (chapters 3–6).
+r"""The boosting loop and the scikit-learn estimators around it (chapters 3–6).
 
-Every method in the book is this loop with three choices plugged in
-(chapter 3, Algorithm ``gbm``):
+Every method in the book is one loop with three choices plugged in: Friedman's
+Algorithm 1 as chapter 3 writes it out, with any direction, learner and step.
 
-1. ``F_0(x)``: the loss's optimal constant, zero, or ``ρ_0 h_0(x)`` with a
-   learner ``h_0`` fitted to ``y``: Damião's *Boosted Neural Networks* scales it by
-   the step rule (``f_0 = ρ_0 h_0``), the *Newton Boosting* post's R code takes it as
-   it is (``ρ_0 = 1``, ``init_step="constant"``);
+1. ``F_0(x)``: the loss's optimal constant, zero, or ``ρ_0 f_0(x)`` with a
+   learner ``f_0`` fitted to ``y``: Damião's *Boosted Neural Networks* scales it by
+   the step rule, the *Newton Boosting* post's R code takes it as it is
+   (``ρ_0 = 1``, ``init_step="constant"``);
 2. for ``m = 1 … M``:
 
-   a. target and weight ``(z, w) = direction(L, y, F_{m−1})``;
-   b. fit the learner: ``a_m = argmin_a Σ w (z − h(x; a))²``, ``u = h(x; a_m)``;
-   c. step ``ρ_m = step(L, y, F_{m−1}, u)``;
-   d. ``F_m = F_{m−1} + ν ρ_m u``, with ``ν`` the learning rate.
+   - step 2.1, the direction: a target ``z`` and a weight ``w`` from the
+     loss's derivatives at ``F_{m−1}`` (Friedman's pseudo-response ``ỹ = −g``, ``w = 1``);
+   - step 2.2, fit the learner: ``a_m = argmin_a Σ w (z − f(x; a))²``, ``u = f(x; a_m)``;
+   - step 2.3, the step ``ρ_m``;
+   - step 2.4, the update ``F_m = F_{m−1} + ν ρ_m u``, with ``ν`` the learning rate.
 
-For ``K`` classes the classifier runs steps a–d once per class by default
-(``multiclass="per_class"``, Friedman's Algorithm 6, as scikit-learn, XGBoost
-and LightGBM do): ``K`` single-output learners per stage, learner ``k`` fitted
-to column ``k`` of the direction of the scalar loss ``F_k ↦ L(y, F)``
-(:class:`~boostlib.losses.Coordinate`, Hessian ``p_k (1 − p_k)``), all at the
-stage's start ``F_{m−1}``. ``multiclass="joint"`` fits one multi-output
-learner to the vector direction instead.
+``_Boosting._boost`` is that loop, a line per step. Everything else it needs
+is a named piece, one idea to a module, each taught in its own chapter:
+
+* :mod:`boostlib.losses`, :mod:`boostlib.directions`, :mod:`boostlib.steps`:
+  the loss's derivatives and the choices of steps 2.1 and 2.3 (chapters 3–5);
+* :mod:`boostlib.subsampling`: the stage's weights, the sample weight times
+  the subsample of stochastic gradient boosting (chapter 7);
+* :mod:`boostlib.early_stopping`: when to stop before ``M`` stages (chapter 3);
+* ``_Boosting._fit_stage_per_class``: steps 2.1–2.3 once per class, ``K``
+  learners per stage (Friedman's Algorithm 6, chapter 4);
+* ``_Boosting._bin_once``: ``X`` binned once per fit for a learner that bins
+  (:mod:`boostlib.trees.binning`, chapter 8).
+
+This module keeps the estimators' side: checking parameters and data, the
+labels of a classifier, prediction, and the relative influence of chapter 10.
+
+For ``K`` classes the classifier runs steps 2.1–2.3 once per class by default
+(``multiclass="per_class"``, as scikit-learn, XGBoost and LightGBM do): learner
+``k`` is fitted to column ``k`` of the direction of the scalar loss
+``F_k ↦ L(y, F)`` (:class:`~boostlib.losses.Coordinate`, Hessian
+``p_k (1 − p_k)``), all at the stage's start ``F_{m−1}``.
+``multiclass="joint"`` fits one multi-output learner to the vector direction instead.
 
 The random state reaches the learners the way scikit-learn's gradient boosting
 hands it out — one ``RandomState`` passed to each learner in turn (to the ``K``
@@ -40,11 +56,6 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.dummy import DummyRegressor
-
-# scikit-learn's own subsample mask (Knuth's selection sampling): using it makes
-# subsampled runs reproduce scikit-learn's gradient boosting draw for draw.
-from sklearn.ensemble._gradient_boosting import _random_sample_mask
-from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils import check_random_state, get_tags
@@ -57,17 +68,16 @@ from sklearn.utils.validation import (
 )
 
 from .directions import get_direction
+from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
 from .losses import Coordinate, Loss, Softmax, get_loss
 from .steps import get_step
+from .subsampling import StageWeights
 from .trees.binning import binning_seed
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
 INITS = ("constant", "zero", "learner")
 MULTICLASS = ("per_class", "joint")
-# scikit-learn compares twice these losses (the old deviances) with tol when it
-# stops early; boostlib does the same, so that n_iter_no_change matches it.
-SKLEARN_DEVIANCE_FACTOR = {"squared_error": 2.0, "log_loss": 2.0}
 # Learners that take float32 X and check_input=False (scikit-learn's own trees).
 TREES = (DecisionTreeRegressor, ExtraTreeRegressor)
 
@@ -144,6 +154,26 @@ def _tree_importances(learner, n_features):
                         minlength=n_features).astype(np.float64)
     root = tree.weighted_n_node_samples[0]
     return total / root if root > 0 else total
+
+
+class _Record:
+    """What the loop keeps of its stages: learners, steps, training losses; verbose lines."""
+
+    def __init__(self, train_loss, verbose):
+        self.learners, self.steps, self.train_loss = [], [], [train_loss]
+        self.verbose = verbose
+        if verbose:
+            print(f"{'Iter':>10} {'Train Loss':>16} {'Step':>12} {'Elapsed':>10}")
+        self.start = time.perf_counter()
+
+    def add(self, m, learner, rho, train_loss):
+        """Keep stage ``m``: its learner, its step ``ρ_m`` and the training loss of ``F_m``."""
+        self.learners.append(learner)
+        self.steps.append(rho)
+        self.train_loss.append(train_loss)
+        if self.verbose:
+            print(f"{m:>10d} {train_loss:>16.4f} {np.mean(rho, dtype=float):>12.4g} "
+                  f"{time.perf_counter() - self.start:>9.2f}s")
 
 
 class _Boosting(BaseEstimator):
@@ -264,20 +294,20 @@ class _Boosting(BaseEstimator):
         return X_or_Xy
 
     def _check_sample_weight(self, sample_weight, X):
-        """``w`` as float64 of shape (n,): finite, ≥ 0, not all zero; None stays None.
+        """The sample weights ``s``, float64 of shape (N,): finite, ≥ 0, not all zero; or None.
 
         A ``ValueError`` names ``sample_weight``.
         """
         if sample_weight is None:
             return None
         try:
-            w = _check_sample_weight(sample_weight, X, dtype=np.float64,
+            s = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                      ensure_non_negative=True, allow_all_zero_weights=True)
         except ValueError as exc:
             text = str(exc)
             raise ValueError(text if "sample_weight" in text else f"sample_weight: {text}") \
                 from exc
-        if not np.sum(w) > 0:
+        if not np.sum(s) > 0:
             raise ValueError("sample_weight sums to zero: at least one sample needs a "
                              "positive weight")
         if not has_fit_parameter(self._prototype, "sample_weight"):
@@ -285,7 +315,7 @@ class _Boosting(BaseEstimator):
                 f"sample_weight reaches every learner's fit, but learner={self._prototype!r} "
                 "takes no sample_weight"
             )
-        return w
+        return s
 
     def _learner_input(self, X):
         """``X`` as the learners read it: binned once (with ``binner_``), or unchanged."""
@@ -293,23 +323,25 @@ class _Boosting(BaseEstimator):
             return X
         return self.binner_.transform(X)
 
-    def _new_learner(self, rng):
-        """A fresh copy of the learner that draws from the shared random state."""
+    def _fit_learner(self, X, z, w, weight, rng):
+        """Step 2.2: a new learner ``f(x; a)`` fitted to ``z`` by weighted least squares.
+
+        The weights are the direction's ``w`` times the stage's ``weight`` (or
+        ``w`` alone when it is None); the learner draws from the shared random
+        state ``rng``. Returns the learner and its output ``u_i = f(x_i; a)``.
+        """
         learner = copy.deepcopy(self._prototype)  # clone() would re-inspect every stage
         if self._shares_random_state:
             learner.random_state = rng
-        return learner
-
-    def _fit_learner(self, learner, X, z, w):
-        """Fit ``h(x; a)`` to target ``z`` by (weighted) least squares; return ``u``."""
+        w = w if weight is None else w * weight
         # a scikit-learn tree finds the features with NaN only when it checks its input
         tree_kwargs = {} if self._has_nan else self._tree_kwargs
         kwargs = dict(tree_kwargs) if np.all(w == 1.0) else dict(sample_weight=w, **tree_kwargs)
         if self._bins_X:  # HistTreeRegressor: u read off the fit (each row's leaf is known)
             u = np.asarray(learner.fit_predict(X, z, **kwargs), dtype=float)
-            return u.reshape(len(X), -1) if self.loss_.vector else u
+            return learner, (u.reshape(len(X), -1) if self.loss_.vector else u)
         learner.fit(X, z, **kwargs)
-        return self._learner_output(learner, X)
+        return learner, self._learner_output(learner, X)
 
     def _learner_output(self, learner, X):
         kwargs = self._tree_kwargs if isinstance(learner, TREES) else {}
@@ -325,132 +357,124 @@ class _Boosting(BaseEstimator):
         subsampling, as scikit-learn combines them), the steps, ``F_0``, the
         validation loss and ``train_loss_`` are weighted by ``s``.
         """
-        loss = self.loss_
-        s = s_val = None
-        if self.n_iter_no_change is not None:
-            if sample_weight is None:
-                X, X_val, Y, Y_val = train_test_split(
-                    X, Y, random_state=self.random_state, test_size=self.validation_fraction,
-                    stratify=stratify,
-                )
-            else:  # the same split (the same permutation), the weights split with it
-                X, X_val, Y, Y_val, s, s_val = train_test_split(
-                    X, Y, sample_weight, random_state=self.random_state,
-                    test_size=self.validation_fraction, stratify=stratify,
-                )
-                if not np.sum(s) > 0:
-                    raise ValueError("sample_weight: every sample left for training after "
-                                     "the validation split has weight 0")
-        else:
-            s = sample_weight
-        n = len(X)
+        held_out = None
+        if self.n_iter_no_change is not None:  # early stopping: the validation set first
+            (X, Y, sample_weight), held_out = hold_out(
+                X, Y, sample_weight, self.validation_fraction, self.random_state, stratify)
         rng = check_random_state(self.random_state)
-        binner = None
-        if self._bins_X:  # binned once here; every stage's learner reuses the bins
-            # rows of weight 0 place no thresholds; the subsample's seed comes
-            # from random_state without a draw from rng (the draws stay scikit-learn's)
-            X = self._prototype.bin(X, s, seed=binning_seed(self.random_state))
-            binner = X.binner
-            if self.n_iter_no_change is not None:
-                X_val = binner.transform(X_val)
-        self.binner_ = binner
-        F = self._fit_init(X, Y, rng, s)
-        self.estimators_, steps, losses = [], [], [loss.mean(Y, F, s)]
-        n_inbag = max(1, int(self.subsample * n))
-        bag = None
-        if self.n_iter_no_change is not None:
-            F_val = self.init_step_ * self._learner_output(self.init_, X_val)
-            history = np.full(self.n_iter_no_change, np.inf)
-            val_tol = 1e-4 if self.tol is None else self.tol
-            factor = SKLEARN_DEVIANCE_FACTOR.get(loss.name, 1.0)
-        if self.verbose:
-            print(f"{'Iter':>10} {'Train Loss':>16} {'Step':>12} {'Elapsed':>10}")
-        start = time.perf_counter()
-        for m in range(self.n_estimators):
-            if self.subsample < 1.0:
-                bag = _random_sample_mask(n, n_inbag, rng).astype(float)
-            # the weight of every sample's loss this stage: s, the bag, or both
-            weight = bag if s is None else (s if bag is None else s * bag)
-            # with weights, rows of weight 0 in the bag still take part (scikit-learn's sums)
-            self._bag_kwargs = {} if s is None or not self._step_takes_bag else {
-                "bag": np.ones(n, dtype=bool) if bag is None else bag > 0}
-            if self._per_class:
-                learner, rho, update = self._fit_stage_per_class(X, Y, F, weight, rng)
-            else:
-                z, w = self._direction(loss, Y, F)
-                learner = self._new_learner(rng)
-                u = self._fit_learner(learner, X, z, w if weight is None else w * weight)
-                rho, u = self._step(loss, Y, F, u, sample_weight=weight, learner=learner, X=X,
-                                    **self._bag_kwargs)
-                update = self.learning_rate * rho * u
-            F = F + update
-            self.estimators_.append(learner)
-            steps.append(rho)
-            losses.append(loss.mean(Y, F, s))
-            if self.verbose:
-                print(f"{m + 1:>10d} {losses[-1]:>16.4f} {np.mean(rho):>12.4g} "
-                      f"{time.perf_counter() - start:>9.2f}s")
-            if self.n_iter_no_change is not None:
-                # scikit-learn's rule: stop unless the validation loss beats
-                # one of the last n_iter_no_change values by more than tol
-                F_val = F_val + self._stage_output(rho, learner, X_val)
-                val_loss = factor * loss.mean(Y_val, F_val, s_val)
-                if np.any(val_loss + val_tol < history):
-                    history[m % len(history)] = val_loss
-                else:
-                    break
-            elif self.tol is not None and abs(losses[-1] - losses[-2]) < self.tol:
-                break  # the R code's stop: the training loss no longer changes
-        self.steps_ = np.asarray(steps, dtype=float)
-        self.train_loss_ = np.asarray(losses)
-        self.n_estimators_ = len(self.estimators_)
-        if self._per_class:
-            self.estimators_ = _object_array(self.estimators_, Y.shape[1])
+        X = self._bin_once(X, sample_weight)
+        self._boost(X, Y, sample_weight, rng, held_out)
         return self
 
-    def _fit_stage_per_class(self, X, Y, F, weight, rng):
-        """Steps a–c once per class ``k``, all at the stage start ``F`` (Friedman's Algorithm 6).
+    def _bin_once(self, X, sample_weight):
+        """``X`` binned once per fit for a learner that bins (chapter 8); otherwise ``X``.
+
+        Every stage's learner then reuses the bins, kept in ``binner_`` (None
+        for a learner that reads ``X`` itself). Rows of weight 0 place no
+        thresholds; the rows that place them are drawn with a seed taken from
+        ``random_state`` (:func:`~boostlib.trees.binning.binning_seed`), which
+        leaves the loop's own draws scikit-learn's.
+        """
+        self.binner_ = None
+        if not self._bins_X:
+            return X
+        X = self._prototype.bin(X, sample_weight, seed=binning_seed(self.random_state))
+        self.binner_ = X.binner
+        return X
+
+    def _boost(self, X, Y, s, rng, held_out):
+        """Friedman's Algorithm 1 (chapter 3): step 1, then steps 2.1–2.4 for ``m = 1 … M``.
+
+        ``s``: the sample weights or None; ``held_out``: early stopping's validation set or None.
+        """
+        loss, nu = self.loss_, self.learning_rate
+        F = self._fit_init(X, Y, rng, s)                              # 1. F_0
+        record = _Record(loss.mean(Y, F, s), self.verbose)            # estimators_, steps_, ...
+        stop = self._early_stopping(held_out, record.train_loss[0])
+        stage_weights = StageWeights(s, self.subsample, len(X), rng, self._step_takes_bag)
+        for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
+            weight, bag = stage_weights.draw()                        # s × the subsample
+            if self._per_class:                                       # K classes: K learners
+                learner, rho, u = self._fit_stage_per_class(X, Y, F, weight, bag, rng)
+            else:
+                z, w = self._direction(loss, Y, F)                    # 2.1 target z (ỹ = −g)
+                learner, u = self._fit_learner(X, z, w, weight, rng)  # 2.2 u = f(x; a_m)
+                rho, u = self._step(loss, Y, F, u, sample_weight=weight,  # 2.3 ρ_m
+                                    learner=learner, X=X, **bag)
+            F = F + nu * rho * u                                      # 2.4 F_m
+            record.add(m, learner, rho, loss.mean(Y, F, s))
+            if stop(learner, rho, record.train_loss[-1]):             # early stopping
+                break
+        self._keep(record)
+
+    def _early_stopping(self, held_out, train_loss):
+        """The rule the loop asks after every stage (:mod:`boostlib.early_stopping`).
+
+        With ``n_iter_no_change``: scikit-learn's rule on the held-out points
+        (binned as ``X`` is, and starting from ``F_0`` there); with ``tol``
+        alone, the R code's rule on the training loss (``train_loss`` is that
+        of ``F_0``); with neither, none.
+        """
+        if held_out is not None:
+            X_val, Y_val, s_val = held_out
+            X_val = self._learner_input(X_val)
+            F_val = self.init_step_ * self._learner_output(self.init_, X_val)
+            return ValidationLoss(self.loss_, Y_val, F_val, s_val,
+                                  lambda learner, rho: self._stage_output(rho, learner, X_val),
+                                  self.n_iter_no_change, 1e-4 if self.tol is None else self.tol)
+        if self.tol is not None:
+            return TrainingLossChange(self.tol, train_loss)
+        return never
+
+    def _keep(self, record):
+        """Set ``estimators_``, ``steps_``, ``train_loss_``, ``n_estimators_`` from the record."""
+        self.steps_ = np.asarray(record.steps, dtype=float)
+        self.train_loss_ = np.asarray(record.train_loss)
+        self.n_estimators_ = len(record.learners)
+        self.estimators_ = record.learners
+        if self._per_class:
+            self.estimators_ = _object_array(record.learners, len(record.learners[0]))
+
+    def _fit_stage_per_class(self, X, Y, F, weight, bag, rng):
+        """Steps 2.1–2.3 once per class ``k``, all at ``F_{m−1}`` (Friedman's Algorithm 6).
 
         Learner ``k`` is fitted to the direction of the scalar loss
         ``F_k ↦ L(y, F)`` (:class:`~boostlib.losses.Coordinate`: gradient
-        ``g_k``, Hessian ``H_kk``) and stepped along it. Returns the ``K``
-        learners, their steps ``ρ_k`` and the update ``ν ρ_k u_k``, column by column.
-        ``weight`` is the stage's sample weight (sample_weight times the bag) or None.
+        ``g_k``, Hessian ``H_kk``) and stepped along it (chapter 4). Returns the
+        ``K`` learners, their steps ``ρ_k`` and their outputs ``u_k``, column by column.
         """
-        learners, rhos, update = [], [], np.zeros_like(F)
+        learners, rhos, u = [], [], np.empty_like(F)
         for k, coordinate in enumerate(Coordinate.per_class(self.loss_, Y, F)):
             y_k, F_k = Y[:, k], F[:, k]
-            z, w = self._direction(coordinate, y_k, F_k)
-            learner = self._new_learner(rng)
-            u = self._fit_learner(learner, X, z, w if weight is None else w * weight)
-            rho, u = self._step(coordinate, y_k, F_k, u.reshape(len(X)), sample_weight=weight,
-                                learner=learner, X=X, **self._bag_kwargs)
-            update[:, k] = self.learning_rate * rho * u
+            z, w = self._direction(coordinate, y_k, F_k)                # 2.1
+            learner, u_k = self._fit_learner(X, z, w, weight, rng)      # 2.2
+            rho, u[:, k] = self._step(coordinate, y_k, F_k, u_k.reshape(len(X)),  # 2.3
+                                      sample_weight=weight, learner=learner, X=X, **bag)
             learners.append(learner)
             rhos.append(rho)
-        return learners, np.asarray(rhos, dtype=float), update
+        return learners, np.asarray(rhos), u
 
     def _stage_output(self, rho, learner, X):
-        """``ν ρ_m h_m(X)``: one stage's update (per class: column ``k`` from learner ``k``)."""
+        """``ν ρ_m f_m(X)``: one stage's update (per class: column ``k`` from learner ``k``)."""
         if not self._per_class:
             return self.learning_rate * rho * self._learner_output(learner, X)
         return np.column_stack([
-            self.learning_rate * rho_k * self._learner_output(h_k, X).reshape(len(X))
-            for rho_k, h_k in zip(rho, learner, strict=True)
+            self.learning_rate * rho_k * self._learner_output(f_k, X).reshape(len(X))
+            for rho_k, f_k in zip(rho, learner, strict=True)
         ])
 
     def _fit_init(self, X, Y, rng, sample_weight=None):
-        """``F_0``: optimal constant, zero, or ``ρ_0 h_0(x)`` with ``h_0`` fitted to ``y``.
+        """``F_0``: optimal constant, zero, or ``ρ_0 f_0(x)`` with ``f_0`` fitted to ``y``.
 
         ``ρ_0`` comes from the ``init_step`` rule (by default the stages' step rule).
-        With ``sample_weight`` ``s``: ``argmin_c Σ s L(y, c)``, or ``h_0`` fitted with
-        weights ``s`` and ``ρ_0`` weighted by them.
+        With ``sample_weight`` ``s``: the constant ``argmin_c Σ_i s_i L(y_i, c)``
+        (step 1 of Algorithm 1, weighted), or ``f_0`` fitted with weights ``s``
+        and ``ρ_0`` weighted by them.
         """
         loss = self.loss_
         s = sample_weight
         if self.init == "learner":
-            learner = self._new_learner(rng)
-            u = self._fit_learner(learner, X, Y, np.ones(len(Y)) if s is None else s)
+            learner, u = self._fit_learner(X, Y, np.ones(len(Y)), s, rng)
             F_zero = np.zeros_like(u)
             rho, u = self._init_step(loss, Y, F_zero, u, sample_weight=s, learner=learner,
                                      X=X)
@@ -531,7 +555,7 @@ class _Boosting(BaseEstimator):
 
 
 class BoostingRegressor(RegressorMixin, _Boosting):
-    """Boosting for regression: ``F(x) = F_0(x) + ν Σ_m ρ_m h_m(x)``.
+    """Boosting for regression: ``F(x) = F_0(x) + ν Σ_m ρ_m f_m(x)``.
 
     Parameters
     ----------
@@ -562,24 +586,30 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     learning_rate : float, default=0.1
         Shrinkage ``ν``.
     init : {"constant", "zero", "learner"}, default="constant"
-        ``F_0``: the loss's optimal constant, zero, or ``ρ_0 h_0(x)`` with a
-        learner ``h_0`` fitted to ``y``.
+        ``F_0``: the loss's optimal constant, zero, or ``ρ_0 f_0(x)`` with a
+        learner ``f_0`` fitted to ``y``.
     init_step : str or None, default=None
         With ``init="learner"``, the rule for ``ρ_0``: ``None`` uses ``step``
-        (Damião's ``f_0 = ρ_0 h_0``), ``"constant"`` gives ``ρ_0 = 1``
-        (the *Newton Boosting* post's ``F_0 = h_0``); any name ``step`` takes. Ignored otherwise.
+        (Damião's ``F_0 = ρ_0 f_0``), ``"constant"`` gives ``ρ_0 = 1``
+        (the *Newton Boosting* post's ``F_0 = f_0``); any name ``step`` takes. Ignored otherwise.
     subsample : float, default=1.0
         Fraction of samples drawn without replacement for each stage (Friedman 2002).
     tol : float or None, default=None
         Without ``n_iter_no_change``: stop when the mean training loss changes
         by less than ``tol`` (the R code's rule, which compares the *summed*
-        loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the improvement
-        in validation loss that counts (scikit-learn's ``tol``; 1e-4 if None),
-        measured as scikit-learn measures it, twice the mean loss for
+        loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the margin of
+        the validation rule below (scikit-learn's ``tol``; 1e-4 if None), on
+        the loss as scikit-learn measures it, twice the mean loss for
         ``"squared_error"`` and ``"log_loss"``.
     n_iter_no_change : int or None, default=None
-        Stop when the validation loss has not improved by ``tol`` in this many
-        stages, as scikit-learn does (same split, same rule).
+        The patience ``n`` of early stopping on a validation set, as
+        scikit-learn's gradient boosting does it (same split, same rule): after
+        every stage the validation loss ``V_m`` is compared with the last ``n``
+        values, and the fit stops at the first stage where ``V_m + tol`` is not
+        below the largest of them. The first ``n`` stages never stop. This is
+        not "``n`` stages without a new best": the fit goes on while each new
+        value beats the worst of the last ``n``, however long ago the best was
+        (:class:`~boostlib.early_stopping.ValidationLoss`, chapter 3).
     validation_fraction : float, default=0.1
         Share of the training data held out for ``n_iter_no_change``.
     random_state : int, RandomState or None, default=None
@@ -592,7 +622,7 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     Attributes
     ----------
     estimators_ : list
-        The fitted learners ``h_m``, one per stage.
+        The fitted learners ``f_m``, one per stage.
     steps_ : ndarray of shape (n_estimators_,)
         The steps ``ρ_m``.
     train_loss_ : ndarray of shape (n_estimators_ + 1,)
@@ -644,9 +674,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         )
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the boosted model to ``X`` of shape (n, d) and ``y`` of shape (n,) or (n, K).
+        """Fit the boosted model to ``X`` of shape (N, d) and ``y`` of shape (N,) or (N, K).
 
-        ``sample_weight`` (n,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
+        ``sample_weight`` (N,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
         loss everywhere, ``Σ s L(y, F)`` (zero weights allowed, not all zero).
         ``X`` may hold NaN when the learner accepts it (the default tree does).
         """
@@ -738,9 +768,9 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         self.multiclass = multiclass
 
     def fit(self, X, y, sample_weight=None):
-        """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes).
+        """Fit to ``X`` of shape (N, d) and labels ``y`` of any type (at least two classes).
 
-        ``sample_weight`` (n,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
+        ``sample_weight`` (N,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
         loss everywhere (class weights: ``s_i`` = the weight of ``y_i``'s class,
         e.g. ``sklearn.utils.class_weight.compute_sample_weight``). ``X`` may hold
         NaN when the learner accepts it (the default tree does).
@@ -783,7 +813,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
                                   sample_weight=sample_weight)
 
     def decision_function(self, X):
-        """The raw score ``F_M(x)``: shape (n,) for two classes, (n, K) for more."""
+        """The raw score ``F_M(x)``: shape (n_samples,) for two classes, (n_samples, K) for more."""
         return self._raw_predict(self._validate_X(X))
 
     def staged_decision_function(self, X):

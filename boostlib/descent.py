@@ -7,12 +7,15 @@ line search:
   ``Φ(P) = E[L(y, F(x; P))]``; ``g_t = ∇Φ(P_{t−1})`` (eq. ``param-gradient``),
   ``P_t = P_{t−1} − ρ_t g_t`` (eq. ``param-update``).
 * **function space** (chapter 2): the parameters are the values ``F(x_i)`` at
-  the ``N`` training points; ``g_t(x_i) = ∂L(y_i, F)/∂F`` at ``F_{t−1}(x_i)``
-  (eq. ``function-gradient``), ``F_t = F_{t−1} − ρ_t g_t``
+  the ``N`` training points; at stage ``m``, ``g_m(x_i) = ∂L(y_i, F)/∂F`` at
+  ``F_{m−1}(x_i)`` (eq. ``function-gradient``), ``F_m = F_{m−1} − ρ_m g_m``
   (eq. ``function-update``).
 
-In both, ``ρ_t = argmin_ρ Φ(· − ρ g_t)`` (eqs. ``param-line-search`` and
-``function-line-search``) unless a fixed step ``ρ`` is given.
+Chapter 1 counts the steps of parameter descent by ``t``; chapter 2 counts the
+stages in function space by ``m``, as boosting does. In both the step is the
+exact line search, ``ρ_t = argmin_ρ Φ(P_{t−1} − ρ g_t)`` (eq.
+``param-line-search``) and ``ρ_m = argmin_ρ Φ(F_{m−1} − ρ g_m)`` (eq.
+``function-line-search``), unless a fixed step ``ρ`` is given.
 """
 
 from __future__ import annotations
@@ -40,13 +43,17 @@ MAX_BRACKET_STEPS = 200
 
 @dataclass(frozen=True, repr=False)
 class DescentPath:
-    """The iterates of a descent run, ``T = n_steps``.
+    """The iterates of a descent run of ``T = n_steps`` updates.
+
+    Written in chapter 1's symbols, the step ``t`` and the parameters ``P``. In
+    function space (chapter 2) read the stage ``m`` for ``t``, ``M`` for ``T``
+    and ``F`` for ``P``: there ``d = N`` and row ``m`` of ``params`` holds
+    ``F_m(x_1), …, F_m(x_N)``.
 
     Attributes
     ----------
     params : ndarray, shape (T + 1, d)
-        ``P_0, …, P_T`` (in function space ``d = N`` and row ``t`` holds
-        ``F_t(x_1), …, F_t(x_N)``).
+        ``P_0, …, P_T``.
     values : ndarray, shape (T + 1,)
         ``Φ`` at each iterate.
     rhos : ndarray, shape (T,)
@@ -62,9 +69,10 @@ class DescentPath:
 
     @property
     def steps(self):
-        """The steps ``p_i = −ρ_{i+1} g_{i+1}``, shape (T, d).
+        """The increments ``−ρ_1 g_1, …, −ρ_T g_T``, one per row, shape (T, d).
 
-        ``P_t = P_0 + Σ_{i<t} p_i`` (eq. ``param-unrolled``).
+        Row ``t − 1`` holds ``−ρ_t g_t = P_t − P_{t−1}`` (eq. ``param-update``),
+        so the first ``t`` rows add up to ``P_t − P_0`` (eq. ``param-unrolled``).
         """
         return -self.rhos.reshape((-1,) + (1,) * (self.gradients.ndim - 1)) * self.gradients
 
@@ -150,7 +158,9 @@ def _check_n_steps_and_rho(n_steps, rho):
 def _descend(objective, gradient, search, start, n_steps, rho):
     """The loop shared by both spaces: ``g_t``, ``ρ_t``, ``P_t = P_{t−1} − ρ_t g_t``.
 
-    ``search(P, g)`` returns the line-search step along ``−g`` from ``P``.
+    In function space the same lines read ``g_m``, ``ρ_m``,
+    ``F_m = F_{m−1} − ρ_m g_m``. ``search(P, g)`` returns the line-search step
+    along ``−g`` from ``P``.
     """
     params, values, rhos, gradients = [start], [objective(start)], [], []
     P = start
@@ -219,16 +229,16 @@ def parameter_descent(objective, gradient, P0, n_steps, rho=None):
 def function_descent(loss, y, F0, n_steps, rho=None):
     r"""Steepest descent on the values ``F(x_i)`` at the training points (chapter 2).
 
-    ``Φ(F) = (1/N) Σ_i L(y_i, F(x_i))``;
-    ``g_t(x_i) = ∂L(y_i, F)/∂F`` at ``F_{t−1}(x_i)`` (eq. ``function-gradient``,
-    ``loss.gradient``); ``ρ_t = argmin_ρ Σ_i L(y_i, F_{t−1}(x_i) − ρ g_t(x_i))``
+    ``Φ(F) = (1/N) Σ_i L(y_i, F(x_i))``; at stage ``m = 1 … M``,
+    ``g_m(x_i) = ∂L(y_i, F)/∂F`` at ``F_{m−1}(x_i)`` (eq. ``function-gradient``,
+    ``loss.gradient``); ``ρ_m = argmin_ρ Σ_i L(y_i, F_{m−1}(x_i) − ρ g_m(x_i))``
     (eq. ``function-line-search``, by :func:`boostlib.steps.line_search` with
-    ``u = −g_t``, the search the boosting loop uses) when ``rho`` is ``None``,
-    else ``ρ_t = rho``;
-    ``F_t = F_{t−1} − ρ_t g_t`` (eq. ``function-update``).
+    ``u = −g_m``, the search the boosting loop uses) when ``rho`` is ``None``,
+    else ``ρ_m = rho``;
+    ``F_m = F_{m−1} − ρ_m g_m`` (eq. ``function-update``).
 
-    ``g_t`` is the per-point derivative of the seed, not the gradient of the
-    mean (which is ``g_t / N``): the direction is the same, and with squared
+    ``g_m`` is the per-point derivative, as in Mao's post, not the gradient of the
+    mean (which is ``g_m / N``): the direction is the same, and with squared
     error a step ``ρ = 1`` lands on ``y`` (eq. ``l2-one-step``).
 
     Parameters
@@ -239,7 +249,7 @@ def function_descent(loss, y, F0, n_steps, rho=None):
     F0 : float or array_like, shape of ``y``
         The starting values ``F_0(x_i)``; a scalar is a constant model.
     n_steps : int
-        The number of updates ``T >= 1``.
+        The number of stages ``M >= 1``.
     rho : float or None
         A fixed step size, or ``None`` for the exact line search. Where the
         loss has no minimiser along ``−g`` (log loss: every ``L(y_i, ·)``
@@ -250,8 +260,8 @@ def function_descent(loss, y, F0, n_steps, rho=None):
     Returns
     -------
     DescentPath
-        ``params`` has shape (T + 1, N) (or (T + 1, N, K)), ``values`` holds
-        the mean training loss.
+        ``params`` has shape (M + 1, N) (or (M + 1, N, K)), row ``m`` holding
+        ``F_m``; ``values`` holds the mean training loss.
     """
     loss = get_loss(loss)
     y = np.asarray(y, dtype=float)

@@ -2,18 +2,20 @@ r"""Directions: what the next learner is fitted to (chapters 3 and 4).
 
 A direction turns the loss's derivatives at the current model ``F`` into a
 *target* ``z`` and a *sample weight* ``w``; the learner then solves the
-weighted least-squares problem ``min_a Σ w_i (z_i − h(x_i; a))²``.
+weighted least-squares problem ``min_a Σ w_i (z_i − f(x_i; a))²``.
 
 =====================  ===========  ======  ===================================
 name                   target z     weight  known as
 =====================  ===========  ======  ===================================
-``gradient``           ``−g``       1       Friedman (2001); R code "gbm"
+``gradient``           ``−g``       1       Friedman (2001); the post's "gbm"
 ``newton``             ``−g/h``     ``h``   second-order Taylor step; XGBoost, λ=0
-``newton_unweighted``  ``−g/h``     1       R code "nbm_2"
-``newton_raphson``     ``−L/g``     1       R code "nbm_1" (root of L)
+``newton_unweighted``  ``−g/h``     1       the post's "nbm_2"
+``newton_raphson``     ``−L/g``     1       the post's "nbm_1" (root of L)
 =====================  ===========  ======  ===================================
 
-The R code is that of the *Newton Boosting* blog post (chapter 4).
+"The post" is the *Newton Boosting* blog post and its R code (chapter 4).
+``λ`` is XGBoost's L2 penalty on the leaf values (chapter 8), its only meaning
+here; the eigenvalues of a Hessian matrix below are written ``μ``.
 
 Why ``newton`` is weighted (chapter 4, eq. ``taylor-complete-square``): the
 second-order expansion ``Σ g u + ½ h u²`` equals ``½ Σ h (u + g/h)²`` up to a
@@ -28,20 +30,22 @@ sample, the curvature of the loss along that direction:
 Why this weight (chapter 4, "Vector outputs"). A scikit-learn learner takes
 one number per sample, so the exact weighted problem ``½ Σ (u − z)ᵀH(u − z)``
 must be approximated by ``½ Σ w ‖u − z‖²``. Along the Newton direction itself
-the two agree exactly: for ``u = t z`` both are ``½ (1 − t)² zᵀHz``. And the
+the two agree exactly: for ``u = β z`` both are ``½ (1 − β)² zᵀHz``. And the
 weighted target stays as bounded as the scalar one, ``h · |−g/h| = |g|``:
 since ``H z = −g`` on the range of ``H``,
 
-    ``w_i ‖z_i‖ = |g_iᵀ z_i| / ‖z_i‖ ≤ ‖g_i‖``   (Cauchy–Schwarz; ``C = 1``)
+    ``w_i ‖z_i‖ = |g_iᵀ z_i| / ‖z_i‖ ≤ ‖g_i‖``   (Cauchy–Schwarz)
 
-for every ``F``, however small an eigenvalue of ``H_i``: a sample whose
+for every ``F``, however small an eigenvalue ``μ`` of ``H_i``: a sample whose
 Newton step is long (a tiny curvature along it) gets a tiny weight. The
 weight lies between the smallest and the largest eigenvalue that ``H⁺``
 inverts, so it never exceeds what the eigenvalues justify. For ``H = 2I``
-(the quadratic loss) it is 2 on every sample. The former weight
-``tr(H_i)/K``, the mean eigenvalue, had no such bound: for softmax, where the
-true class has probability ``p_y → 0``, ``tr(H)/K`` stays of order ``1/K``
-while ``‖z‖`` grows like ``1/p_y``. Per-class boosting (one learner per
+(the quadratic loss) it is 2 on every sample. A simpler weight, the mean
+eigenvalue ``tr(H_i)/K``, keeps the bound for ``K = 2`` only (there
+``tr(H)/2 = p(1 − p)`` shrinks with ``p_y``). From ``K = 3`` on it fails: for
+softmax, where the true class has probability ``p_y → 0`` and the wrong mass
+is spread over two or more classes, ``tr(H)/K`` stays bounded away from 0
+while ``‖z‖`` grows like ``1/p_y`` (chapter 4). Per-class boosting (one learner per
 class, :class:`~boostlib.losses.Coordinate`) uses the diagonal entries
 ``H_kk`` as scalar ``h`` instead, and needs none of this.
 
@@ -52,9 +56,9 @@ data; for ``g``, keep its sign and floor its size; use the pseudo-inverse ``H⁺
 of a Hessian matrix (softmax's is singular along ``(1, …, 1)``; ``H⁺`` gives
 the minimum-norm Newton direction), and clip every target to
 ``[−TARGET_BOUND, TARGET_BOUND]``. In ``H⁺`` (:func:`pseudo_inverse`) an
-eigenvalue below ``PINV_RTOL · λ_max`` belongs to the null direction and
+eigenvalue below ``PINV_RTOL · μ_max`` belongs to the null direction and
 counts as zero; every other eigenvalue is floored at ``HESSIAN_FLOOR``, the
-rule for a scalar ``h``, so that ``1/λ ≤ 1/HESSIAN_FLOOR`` (softmax scores
+rule for a scalar ``h``, so that ``1/μ ≤ 1/HESSIAN_FLOOR`` (softmax scores
 ~710 apart give subnormal eigenvalues ~1e-310, whose reciprocals overflow).
 Targets are therefore always finite. The vector weight is the Rayleigh
 quotient of the floored ``H``, so the bound ``w‖z‖ ≤ ‖g‖`` holds with the
@@ -87,54 +91,56 @@ PINV_RTOL = 1e-10
 
 
 def _eigen(H):
-    """``H = V diag(λ) Vᵀ`` with ``λ`` floored at ``HESSIAN_FLOOR``; and which ``λ`` are null.
+    """``H = V diag(μ) Vᵀ`` with ``μ`` floored at ``HESSIAN_FLOOR``; and which ``μ`` are null.
 
-    An eigenvalue with ``|λ| ≤ PINV_RTOL · max|λ|`` belongs to the null
-    direction (see **Bounds**), unless ``H`` underflowed to exactly 0: then
-    nothing is null and every eigenvalue is floored.
+    The columns ``v_q`` of ``V`` are the eigenvectors, ``μ_q`` their eigenvalues
+    (chapter 1's letters). An eigenvalue with ``|μ_q| ≤ PINV_RTOL · max|μ|``
+    belongs to the null direction (see **Bounds**), unless ``H`` underflowed to
+    exactly 0: then nothing is null and every eigenvalue is floored.
     """
-    lam, V = np.linalg.eigh(H)
-    size = np.abs(lam)
+    mu, V = np.linalg.eigh(H)
+    size = np.abs(mu)
     largest = size.max(axis=-1, keepdims=True)
     null = (size <= PINV_RTOL * largest) & (largest > 0)
-    return V, np.maximum(lam, HESSIAN_FLOOR), null
+    return V, np.maximum(mu, HESSIAN_FLOOR), null
 
 
 def pseudo_inverse(H):
-    """``H⁺`` of symmetric matrices ``H`` (shape ``(..., K, K)``), from ``H = V diag(λ) Vᵀ``.
+    """``H⁺`` of symmetric matrices ``H`` (shape ``(..., K, K)``), from ``H = V diag(μ) Vᵀ``.
 
-    ``H⁺ = V diag(1/max(λ, HESSIAN_FLOOR)) Vᵀ`` over the eigenvalues with
-    ``|λ| > PINV_RTOL · max|λ|``; the others (the null direction) count as
+    ``H⁺ = V diag(1/max(μ, HESSIAN_FLOOR)) Vᵀ`` over the eigenvalues with
+    ``|μ_q| > PINV_RTOL · max|μ|``; the others (the null direction) count as
     zero (see **Bounds**). ``−H⁺g`` is the minimum-norm Newton direction
     (chapter 4, eq. ``vector-newton``).
     """
-    V, lam, null = _eigen(H)
-    inverse = np.where(null, 0.0, 1.0 / lam)
+    V, mu, null = _eigen(H)
+    inverse = np.where(null, 0.0, 1.0 / mu)
     return (V * inverse[..., None, :]) @ np.swapaxes(V, -1, -2)
 
 
 def vector_newton(H, g):
     """Per sample, ``z = −H⁺g`` and the weight ``w = zᵀHz / zᵀz`` (chapter 4, ``vector-newton``).
 
-    ``H`` has shape ``(n, K, K)``, ``g`` shape ``(n, K)``. In the eigenbasis
-    of ``H`` (floored as in :func:`pseudo_inverse`), ``z = −Σ_j v_j c_j/λ_j``
-    with ``c = Vᵀg``, and ``w = Σ_j λ_j a_j² / Σ_j a_j²`` with ``a_j = c_j/λ_j``:
-    the curvature along ``z``, so that ``w ‖z‖ ≤ ‖g‖`` (module docstring).
-    Where ``z = 0`` (``g`` has no component that ``H⁺`` inverts) any weight
-    fits the target; it is then the mean of the inverted eigenvalues.
+    ``H`` has shape ``(N, K, K)``, ``g`` shape ``(N, K)``. In the eigenbasis
+    of ``H`` (eigenvectors ``v_q``, eigenvalues ``μ_q``, floored as in
+    :func:`pseudo_inverse`), ``g = Σ_q c_q v_q`` and ``z = −Σ_q (c_q/μ_q) v_q``,
+    so ``w = Σ_q μ_q (c_q/μ_q)² / Σ_q (c_q/μ_q)²``: the curvature along ``z``,
+    so that ``w ‖z‖ ≤ ‖g‖`` (module docstring). Where ``z = 0`` (``g`` has no
+    component that ``H⁺`` inverts) any weight fits the target; it is then the
+    mean of the inverted eigenvalues.
     """
-    V, lam, null = _eigen(H)
+    V, mu, null = _eigen(H)
     c = np.einsum("ikj,ik->ij", V, g)
-    a = np.where(null, 0.0, c / lam)
-    z = -np.einsum("ijk,ik->ij", V, a)
-    # the quotient in a / max|a|: a_j² would under- or overflow at extreme scores
-    size = np.abs(a).max(axis=1, keepdims=True)
-    b = a / np.where(size > 0, size, 1.0)
-    along = np.sum(b * b, axis=1)
+    c_over_mu = np.where(null, 0.0, c / mu)  # −z in the eigenbasis
+    z = -np.einsum("ijk,ik->ij", V, c_over_mu)
+    # the quotient in units of max|c_q/μ_q|: (c_q/μ_q)² would under- or overflow at extreme scores
+    size = np.abs(c_over_mu).max(axis=1, keepdims=True)
+    scaled = c_over_mu / np.where(size > 0, size, 1.0)
+    along = np.sum(scaled * scaled, axis=1)
     live = ~null
-    mean_lam = np.sum(np.where(live, lam, 0.0), axis=1) / np.maximum(live.sum(axis=1), 1)
+    mean_mu = np.sum(np.where(live, mu, 0.0), axis=1) / np.maximum(live.sum(axis=1), 1)
     safe = along > 0
-    w = np.where(safe, np.sum(lam * b * b, axis=1) / np.where(safe, along, 1.0), mean_lam)
+    w = np.where(safe, np.sum(mu * scaled * scaled, axis=1) / np.where(safe, along, 1.0), mean_mu)
     return z, np.maximum(w, HESSIAN_FLOOR)
 
 
@@ -172,22 +178,22 @@ def newton(loss, y, F):
 
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
-    so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is bounded by the
-    gradient, as in the scalar case (``C = 1``).
+    so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
+    gradient, as in the scalar case, where ``h · |−g/h| = |g|``.
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)
 
 
 def newton_unweighted(loss, y, F):
-    """Seed 000's "nbm_2": ``z = −g/h = −L′/L″`` fitted with unit weights (chapter 4)."""
+    """The *Newton Boosting* post's "nbm_2": ``z = −g/h = −L′/L″`` with unit weights (chapter 4)."""
     _require_curvature(loss, "newton_unweighted")
     z, _ = _newton_target(loss, y, F)
     return z, np.ones(len(F))
 
 
 def newton_raphson(loss, y, F):
-    """Seed 000's "nbm_1": the root-finding step ``z = −L/L′ = −L/g`` (chapter 4).
+    """The *Newton Boosting* post's "nbm_1": the root-finding step ``z = −L/L′ = −L/g`` (chapter 4).
 
     A Newton–Raphson step towards a zero of ``L`` itself, not of ``g``. For a
     loss that is never zero it points where the tangent of ``L`` crosses zero.

@@ -25,14 +25,25 @@ The split search needs, per node, feature and histogram bin, the sums of
 build histograms of their rows and only those are added up (an allreduce):
 rows never travel, only ``2 × bins × features`` numbers per node.
 
-**What does not.** A step that needs the whole data at every trial value
-(``line_search``: ``argmin_ρ Σ L(y, F + ρu)``), and a leaf value or a start
-that is a quantile, not a sum (absolute error's medians): they are refused
-with a ``ValueError`` that says why.
+**What it cannot take.** A step chosen after the tree is grown: the line
+search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ`` and the
+absolute error's leaf medians. The first two are sums over rows as well (one
+pass per trial ``ρ``; for Newton, one per iterate plus one to evaluate the
+loss), and XGBoost's own objectives
+``reg:absoluteerror`` and ``reg:quantileerror`` do reset every leaf after its
+tree, on a cluster too, where each leaf takes the mean of the workers'
+quantiles. What is missing is a hook: a custom objective hands XGBoost
+``grad`` and ``hess`` before each tree and is not called after it, so every
+tree is taken as grown, ``ρ = 1``. Such settings are refused with a
+``ValueError`` that says why and what to use instead.
+
+:func:`local_client` starts a quiet cluster of worker processes on this
+machine, the stand-in for several machines that chapter 9 uses.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -40,7 +51,7 @@ import threading
 import dask
 import dask.array as da
 import numpy as np
-from distributed import WorkerPlugin, default_client
+from distributed import Client, WorkerPlugin, default_client, wait
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -65,24 +76,29 @@ __all__ = [
     "DaskBoostingRegressor",
     "HideRankLines",
     "XGBoostObjective",
+    "local_client",
     "xgboost_objective",
 ]
 
-#: Why each of boostlib's steps cannot be a distributed XGBoost objective (XGBoost's
-#: trees take ρ = 1), as the ``ValueError`` says it.
+#: Why each of boostlib's steps cannot be given to XGBoost with a custom objective, as the
+#: ``ValueError`` says it. The objective is called before each tree, never after it, so
+#: every tree is taken as grown (ρ = 1).
 GLOBAL_STEPS = {
     "line_search": (
-        "the line search minimises Σ L(y, F + ρu) over every sample, a pass over the whole "
-        "data for each trial ρ, and XGBoost's trees take ρ = 1: their leaf values come from "
-        "per-bin sums of grad and hess alone"
+        "the line search minimises Σ L(y, F + ρu) over ρ after the tree is grown. Each trial ρ "
+        "is a sum over the rows, which the workers could add up, but a custom XGBoost "
+        "objective only supplies grad and hess before each tree and has no hook after it, so "
+        "XGBoost takes every tree with ρ = 1 (leaf values −Σgrad/(Σhess + λ), times the "
+        "learning rate)"
     ),
     "leaf_newton": (
-        "XGBoost's leaf value −Σgrad/Σhess already is the per-leaf Newton value of "
-        "direction='newton' (the weighted mean of z = −g/h with weights h); for the absolute "
-        "error it would be the leaf's median residual, a quantile that no sum over the "
-        "workers' rows carries"
+        "XGBoost's leaf value −Σgrad/(Σhess + λ) already is the per-leaf Newton value of "
+        "direction='newton' (with λ = 0, the weighted mean of z = −g/h with weights h); for "
+        "the absolute error it would be the leaf's median residual, set after the tree, "
+        "which a custom objective has no hook for (XGBoost's built-in "
+        "objective='reg:absoluteerror' sets it)"
     ),
-    "constant": "ρ = 1 is what XGBoost's trees always take",
+    "constant": "ρ = 1 is what XGBoost takes for every tree",
 }
 #: Losses whose optimal constant depends on ``y`` only through its (column) mean, in the
 #: loss's label convention: the cluster sends back one row of means.
@@ -136,8 +152,10 @@ class XGBoostObjective:
     weights (1 if it has none): XGBoost's leaf ``Σ ω w z / (Σ ω w + λ)`` is then
     the leaf of the weighted least-squares tree of boostlib's loop (chapter 9,
     eq. ``objective-identity``). For a vector loss ``predt``, ``grad`` and
-    ``hess`` have XGBoost's multi-output shape ``(n, K)``, and every column of
-    ``hess`` is the sample's weight ``w = tr(H)/K``.
+    ``hess`` have XGBoost's multi-output shape ``(n, K)``; column ``k`` of
+    ``grad`` is ``−ω w z_k``, and every column of ``hess`` is the sample's one
+    weight ``ω w`` (for ``direction="newton"`` the curvature along ``z``,
+    ``w = zᵀHz / zᵀz``: :func:`~boostlib.directions.vector_newton`).
 
     Labels are in the loss's convention (:attr:`~boostlib.losses.Loss.labels`),
     except that ``{0, 1}`` is accepted for ``(−1, +1)`` losses and class
@@ -214,6 +232,22 @@ class HideRankLines(WorkerPlugin):
         """Give the worker its stderr back; the filtering thread then ends."""
         os.dup2(self._stderr, 2)  # closes the pipe's last writer: the pump thread ends
         os.close(self._stderr)
+
+
+def local_client(n_workers=2, threads_per_worker=1):
+    """A ``Client`` of a new ``LocalCluster``: ``n_workers`` worker processes on this machine.
+
+    The stand-in for a cluster of ``n_workers`` machines (chapter 9), each
+    worker with ``threads_per_worker`` threads. ``client.close()`` shuts the
+    workers down too. Nothing reaches the error stream in normal use: Dask
+    logs errors only, its dashboard takes any free port (another cluster may
+    hold the default one), and :class:`HideRankLines` drops the line XGBoost
+    writes at every fit.
+    """
+    client = Client(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                    silence_logs=logging.ERROR, dashboard_address=":0")
+    client.register_plugin(HideRankLines())
+    return client
 
 
 def _client(client, name):
@@ -302,10 +336,12 @@ class _DaskBoosting(BaseEstimator):
         if isinstance(loss, AbsoluteError):
             raise ValueError(
                 "loss='absolute_error' cannot be distributed this way: its boosting starts "
-                "from the median of y and gives each leaf the median of its residuals "
-                "(step='leaf_newton'), quantiles that need all of a node's rows in one place, "
-                "while XGBoost's workers only add up sums of grad and hess. Use 'huber' or "
-                "'squared_error'."
+                "from the median of y and gives each leaf the median residual of its rows "
+                "(step='leaf_newton'), a value set after the tree is grown, and a custom "
+                "XGBoost objective has no hook after the tree. XGBoost's built-in objective "
+                "has one: xgboost.dask.DaskXGBRegressor(objective='reg:absoluteerror') gives "
+                "each leaf the mean of the workers' median residuals (the exact median on one "
+                "worker). Or use loss='huber' or 'squared_error'."
             )
         return XGBoostObjective(loss, self.direction)
 
@@ -425,12 +461,22 @@ class _DaskBoosting(BaseEstimator):
         """Train with ``xgboost.dask`` from ``F_0``, the optimal constant, as base margin."""
         import xgboost.dask as dxgb  # imports dask.dataframe: only when a model is fitted
 
-        Y = Y.persist()
+        # Everything XGBoost reads is computed and held before it builds its matrix, each
+        # block of the start F_0 made from X's block, so on X's worker: XGBoost then gathers
+        # each block of rows where its rows already are. Otherwise a block can be gathered on
+        # another worker while this one is busy, the workers hold other rows from run to run,
+        # and so do their quantile sketches, which decide the bins.
+        X, Y = client.persist([X, Y])
+        wait([X, Y])
         self.init_ = self._optimal_constant(Y)
-        margin_shape = (X.shape[0], n_outputs) if n_outputs > 1 else (X.shape[0],)
-        margin_chunks = (X.chunks[0], (n_outputs,)) if n_outputs > 1 else (X.chunks[0],)
-        base_margin = da.broadcast_to(np.asarray(self.init_, dtype=float), margin_shape,
-                                      chunks=margin_chunks)
+        start = np.asarray(self.init_, dtype=float)
+        if n_outputs > 1:
+            base_margin = X.map_blocks(_start_block, start, dtype=float,
+                                       chunks=(X.chunks[0], (n_outputs,)))
+        else:
+            base_margin = X.map_blocks(_start_block, start, dtype=float, drop_axis=1)
+        base_margin = base_margin.persist()
+        wait(base_margin)
         dtrain = dxgb.DaskQuantileDMatrix(client, X, Y, base_margin=base_margin,
                                           max_bin=self.max_bins)
         output = dxgb.train(client, self._xgboost_params(n_outputs), dtrain,
@@ -452,6 +498,11 @@ class _DaskBoosting(BaseEstimator):
                                 dtype=float, chunks=(X.chunks[0], (self._n_outputs,)))
         return X.map_blocks(_margin, self.booster_, self.init_, self._n_outputs,
                             dtype=float, drop_axis=1)
+
+
+def _start_block(X, start):
+    """``F_0`` for every row of the block ``X``: shape ``(len(X),)`` or ``(len(X), K)``."""
+    return np.tile(start, (len(X), 1)) if start.ndim == 1 else np.full(len(X), float(start))
 
 
 def _margin(X, booster, init, n_outputs):
@@ -477,7 +528,8 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
     loss : str or Loss, default="squared_error"
         ``"squared_error"``, ``"huber"`` or, for a two-dimensional ``y``,
         ``"quadratic"``; or a :class:`~boostlib.losses.Loss`. ``"absolute_error"``
-        is refused (its medians need global data).
+        is refused: its leaf medians are set after the tree, which a custom
+        XGBoost objective cannot do (the error names XGBoost's own objective).
     direction : str, default="newton"
         ``"gradient"``, ``"newton"``, ``"newton_unweighted"`` or
         ``"newton_raphson"`` (:mod:`boostlib.directions`); a step name is refused.

@@ -7,7 +7,7 @@ accuracy on train and test, the test score accumulated tree by tree. Its
 helpers ``F1score`` and ``binaryEvalMetric`` are not in the text; these are
 they, with scikit-learn's metrics underneath.
 
-**The threshold rule.** The seed predicts ``ifelse(F < t, -1, 1)``, so a score
+**The threshold rule.** The R code predicts ``ifelse(F < t, -1, 1)``, so a score
 *at* the threshold is positive:
 
 .. math::
@@ -40,14 +40,15 @@ __all__ = [
     "staged_threshold_scores",
 ]
 
-# Seed 000's grid: ``seq(from=-0.9, to=0.5, length.out=150)``.
+# The post's grid of thresholds: ``seq(from=-0.9, to=0.5, length.out=150)``. (The name
+# is kept for the code that imports it; "seed" was this project's word for the post.)
 SEED_THRESHOLDS = np.linspace(-0.9, 0.5, 150)
 
 
 def predict_with_threshold(F, threshold, classes=(-1, 1)):
     """Classes from scores: ``classes[1]`` where ``F ≥ threshold``, else ``classes[0]``.
 
-    Seed 000's rule ``ifelse(F < t, -1, 1)``; ``classes`` is
+    The *Newton Boosting* post's rule ``ifelse(F < t, -1, 1)``; ``classes`` is
     ``(negative, positive)`` (for a fitted classifier, its ``classes_``).
     """
     negative, positive = classes
@@ -57,7 +58,7 @@ def predict_with_threshold(F, threshold, classes=(-1, 1)):
 def f1_optimal_threshold(y, F, thresholds=SEED_THRESHOLDS, pos_label=1):
     """The threshold ``t`` on the grid that maximises the F1 score of the rule ``F ≥ t``.
 
-    Seed 000 evaluates ``F1score(t, y, F)`` on 150 thresholds in
+    The *Newton Boosting* post evaluates ``F1score(t, y, F)`` on 150 thresholds in
     ``[−0.9, 0.5]`` on the training data and keeps the first maximiser
     (R's ``which.max``); so does this. The F1 score is that of the class
     ``pos_label`` (scikit-learn's :func:`~sklearn.metrics.f1_score`), and it is
@@ -93,7 +94,7 @@ def f1_optimal_threshold(y, F, thresholds=SEED_THRESHOLDS, pos_label=1):
 
 
 def binary_report(y_true, y_pred, pos_label=1):
-    """Seed 000's ``binaryEvalMetric`` and its ``table``: scores and the confusion table.
+    """The post's ``binaryEvalMetric`` and its ``table``: scores and the confusion table.
 
     Returns
     -------
@@ -139,7 +140,7 @@ def staged_scores(estimator, X, y, metric=accuracy_score):
 def staged_threshold_scores(estimator, X, y, threshold, metric=accuracy_score):
     """``metric(y, ŷ_m)`` after every stage with ``ŷ_m = classes_[1]`` where ``F_m ≥ threshold``.
 
-    Seed 000's test evaluation: the scores of the trees accumulated one by one
+    The *Newton Boosting* post's test evaluation: the scores of the trees accumulated one by one
     (``staged_decision_function``) and cut at the training F1 threshold.
     Binary classifiers only.
 

@@ -4,11 +4,11 @@ Conventions (chapter 3, "Losses and their derivatives"), in the book's symbols:
 
 * ``y`` is the target in the loss's own convention (see :attr:`Loss.labels`),
   ``F`` is the model's raw output (the *score*), ``L(y, F)`` the per-sample loss.
-* A **scalar** loss takes ``y`` and ``F`` of shape ``(n,)`` and returns
-  ``L``, ``g = ∂L/∂F`` and ``h = ∂²L/∂F²`` of shape ``(n,)``.
+* A **scalar** loss takes ``y`` and ``F`` of shape ``(N,)`` (``N`` samples) and
+  returns ``L``, ``g = ∂L/∂F`` and ``h = ∂²L/∂F²`` of shape ``(N,)``.
 * A **vector** loss (``vector = True``) takes ``y`` and ``F`` of shape
-  ``(n, K)``; ``L`` has shape ``(n,)``, the gradient ``g`` shape ``(n, K)`` and
-  the Hessian ``H`` shape ``(n, K, K)``.
+  ``(N, K)``; ``L`` has shape ``(N,)``, the gradient ``g`` shape ``(N, K)`` and
+  the Hessian ``H`` shape ``(N, K, K)``.
 * Every method is safe for finite ``F`` with ``|F|`` up to ``1e4``: no overflow
   warning, no ``inf`` and no ``NaN``.
 
@@ -108,10 +108,21 @@ class Loss:
         ``(negative, positive)`` classes: ``(0, 1)`` or ``(-1, 1)``; ``None``
         for regression losses. Vector classification losses use one-hot rows.
     vector : bool
-        ``True`` when ``F`` is a vector per sample (shape ``(n, K)``).
+        ``True`` when ``F`` is a vector per sample (shape ``(N, K)``).
     positive_hessian : bool
-        ``True`` when ``h > 0`` for every finite ``F``, so that Newton
-        directions and steps are defined.
+        ``True`` when the Hessian vanishes only along directions that are the
+        same at every finite ``F`` and that boostlib's directions never take:
+        ``h > 0`` for a scalar loss; for a vector loss ``H ⪰ 0`` with a fixed
+        kernel (none for :class:`Quadratic`, ``H = 2I``; the line of
+        ``(1, …, 1)`` for :class:`Softmax`, whose ``H`` is never positive
+        definite). For ``H_i ⪰ 0`` the Newton step on ρ (chapter 5) divides by
+        ``φ″(0) = Σ w_i u_iᵀH_i u_i``, which is positive exactly when some
+        ``u_i`` lies outside the kernel of ``H_i``: a positive-definite Hessian
+        is sufficient, not necessary. It is needed only for ``−H_i⁻¹g_i`` to be
+        the unique minimiser of the second-order model over every ``u_i``;
+        boostlib's Newton direction takes ``−H_i⁺g_i``. ``False`` when ``h = 0``
+        on part of the domain (absolute error everywhere, Huber beyond δ):
+        ``step="newton"`` and ``direction="newton"`` refuse such a loss.
     hessian_is_exact : bool
         ``False`` when :meth:`hessian` is a bound or an almost-everywhere value
         rather than the true second derivative.
@@ -124,7 +135,7 @@ class Loss:
     hessian_is_exact = True
 
     def __call__(self, y, F):
-        """Per-sample loss ``L(y, F)``, shape ``(n,)``."""
+        """Per-sample loss ``L(y, F)``, shape ``(N,)``."""
         raise NotImplementedError
 
     def gradient(self, y, F):
@@ -132,7 +143,7 @@ class Loss:
         raise NotImplementedError
 
     def hessian(self, y, F):
-        """``h = ∂²L/∂F²`` at ``F``: shape ``(n,)``, or ``(n, K, K)`` for vector losses."""
+        """``h = ∂²L/∂F²`` at ``F``: shape ``(N,)``, or ``(N, K, K)`` for vector losses."""
         raise NotImplementedError
 
     def optimal_constant(self, y, sample_weight=None):
@@ -251,9 +262,7 @@ class LogLoss(Loss):
 
     ``L = log(1 + e^F) − y F``, ``p = σ(F) = 1 / (1 + e^{−F})``,
     ``g = p − y``, ``h = p (1 − p)`` (exact). Optimal constant:
-    ``log(ȳ / (1 − ȳ))``, computed as scikit-learn's starting value is (scipy's
-    ``logit``), so that subsampled fits stay bit-identical to its gradient boosting.
-    This is scikit-learn's ``HalfBinomialLoss``.
+    ``log(ȳ / (1 − ȳ))``. This is scikit-learn's ``HalfBinomialLoss``.
     """
 
     name = "log_loss"
@@ -279,6 +288,8 @@ class LogLoss(Loss):
             p = _average(y, sample_weight)
         else:
             p = _weighted_shares(y, 2, sample_weight)[1]
+        # scipy's logit, as scikit-learn computes its starting value: the same bits,
+        # so that subsampled fits stay identical to its gradient boosting
         return float(logit(np.clip(p, P_CLIP, 1 - P_CLIP)))
 
     def predict_proba(self, F):
@@ -312,12 +323,13 @@ class _HalfLogOdds(Loss):
 class BinomialDeviance(_HalfLogOdds):
     r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
 
-    Friedman calls it a deviance, but it is 1 × the negative log-likelihood; a
-    statistician's (and ESL's) deviance is twice that (chapter 4, "Factors of two").
+    Friedman (and ESL, §10.5) call it the binomial deviance; it is 1 × the negative
+    log-likelihood, and the statistician's deviance, ``−2 ×`` the log-likelihood, is twice
+    that (chapter 4, "Factors of two").
 
     ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (the *Newton Boosting* post's loss,
-    Friedman 2001 §4.5). With ``s = σ(−2yF)``:
-    ``g = −2 y s`` and ``h = 4 s (1 − s)`` (exact, using ``y² = 1``).
+    Friedman 2001 §4.5). ``g = −2 y σ(−2yF)`` and
+    ``h = 4 σ(−2yF) (1 − σ(−2yF)) = 4 σ(2yF) σ(−2yF)`` (exact, using ``y² = 1``).
     Optimal constant: ``½ log(p̄ / (1 − p̄))`` with ``p̄`` the rate of ``y = 1``.
     """
 
@@ -367,7 +379,7 @@ class Exponential(_HalfLogOdds):
 class Quadratic(Loss):
     r"""Multi-output quadratic loss ``L = (y − F)ᵀ(y − F)`` (Damião's *Boosted Neural Networks*).
 
-    ``y`` and ``F`` have shape ``(n, K)``. No ½ in front, as in the source:
+    ``y`` and ``F`` have shape ``(N, K)``. No ½ in front, as in the source:
     ``g = −2 (y − F)``, ``H = 2 I`` (exact), so the Newton direction
     ``−H⁻¹ g`` is the residual ``y − F``. Optimal constant: the column means.
     """
@@ -382,15 +394,15 @@ class Quadratic(Loss):
         return -2.0 * (y - F)
 
     def hessian(self, y, F):
-        n, K = np.shape(F)
-        return np.broadcast_to(2.0 * np.eye(K), (n, K, K)).copy()
+        N, K = np.shape(F)
+        return np.broadcast_to(2.0 * np.eye(K), (N, K, K)).copy()
 
     def optimal_constant(self, y, sample_weight=None):
         return np.asarray(_average(y, sample_weight), dtype=float)
 
 
 class Softmax(Loss):
-    r"""Multinomial log loss for ``K`` classes, ``y`` one-hot of shape ``(n, K)``.
+    r"""Multinomial log loss for ``K`` classes, ``y`` one-hot of shape ``(N, K)``.
 
     ``p = softmax(F)``, ``L = log Σ_k e^{F_k} − Σ_k y_k F_k``, ``g = p − y``,
     ``H = diag(p) − p pᵀ`` (exact). ``H`` is singular along ``(1, …, 1)``
@@ -425,7 +437,7 @@ class Softmax(Loss):
         return np.einsum("ij,jk->ijk", p, np.eye(p.shape[1])) - np.einsum("ij,ik->ijk", p, p)
 
     def diagonal_hessian(self, y, F):
-        """``H_kk = p_k (1 − p_k)``, shape ``(n, K)``: the curvature in each ``F_k`` alone."""
+        """``H_kk = p_k (1 − p_k)``, shape ``(N, K)``: the curvature in each ``F_k`` alone."""
         p = softmax(F, axis=1)
         return p * (1 - p)
 
@@ -440,7 +452,7 @@ class Softmax(Loss):
         return MultinomialLogit().link(share[None, :])[0]
 
     def predict_proba(self, F):
-        """Class probabilities ``softmax(F)``, shape ``(n, K)``."""
+        """Class probabilities ``softmax(F)``, shape ``(N, K)``."""
         return softmax(F, axis=1)
 
 
@@ -455,7 +467,7 @@ class Coordinate(Loss):
     and step of the scalar losses then applies unchanged.
 
     Its methods take ``(y, F_k)`` like any scalar loss: ``y`` is ``Y[:, k]``
-    (the loss reads all of ``Y``), ``F_k`` of shape ``(n,)`` replaces ``F[:, k]``.
+    (the loss reads all of ``Y``), ``F_k`` of shape ``(N,)`` replaces ``F[:, k]``.
 
     ``leaf_factor`` is what ``step="leaf_newton"`` multiplies each leaf's
     Newton value by: Friedman's ``(K − 1)/K`` for softmax (his Algorithm 6,
@@ -466,7 +478,7 @@ class Coordinate(Loss):
     ----------
     loss : Loss
         The vector loss (``vector = True``).
-    Y, F : ndarray of shape (n, K)
+    Y, F : ndarray of shape (N, K)
         The targets and the scores at the start of the stage.
     k : int
         The score this view moves.

@@ -1,7 +1,7 @@
 r"""Steps: how far to go along the learner's output ``u`` (chapters 3 and 5).
 
 Every step takes the loss, the targets ``y``, the current model ``F`` on the
-training points and the fitted learner's output ``u = h(x; a)`` there, and
+training points and the fitted learner's output ``u = f(x; a)`` there, and
 returns ``(ρ, u)``; the boosting loop then updates ``F ← F + ν ρ u`` with the
 learning rate ``ν``. Only ``leaf_newton`` changes ``u`` (it rewrites the
 leaves of a tree learner, as Friedman's TreeBoost does).
@@ -9,10 +9,10 @@ leaves of a tree learner, as Friedman's TreeBoost does).
 ==================  =====================================================
 name                rule
 ==================  =====================================================
-``line_search``     ``ρ = argmin_ρ Σ w L(y, F + ρ u)`` (root of its slope, scipy's brentq)
-``newton``          Newton iterations on ``ρ``: ``ρ ← ρ − Σ w gᵀu / Σ w uᵀHu``
-``leaf_newton``     per leaf ``R``: ``γ_R = −Σ_R w g / Σ_R w h``; absolute
-                    error and Huber: ``γ_R = argmin_γ Σ_R w L(y, F + γ)``
+``line_search``     ``ρ = argmin_ρ Σ s L(y, F + ρ u)`` (root of its slope, scipy's brentq)
+``newton``          Newton iterations on ``ρ``: ``ρ ← ρ − Σ s gᵀu / Σ s uᵀHu``
+``leaf_newton``     per leaf ``R``: ``γ_R = −Σ_R s g / Σ_R s h``; absolute
+                    error and Huber: ``γ_R = argmin_γ Σ_R s L(y, F + γ)``
 ``constant``        ``ρ = 1``
 ==================  =====================================================
 
@@ -45,36 +45,41 @@ __all__ = [
 
 RHO_MAX = 1e4
 NEWTON_MAX_ITER = 50
-# Below this a curvature (Σ w h, Σ w uᵀHu) counts as zero: no Newton step is
+# Below this a curvature (Σ s h, Σ s uᵀHu) counts as zero: no Newton step is
 # possible and the value is 0, as in scikit-learn's _safe_divide.
 TINY = 1e-150
-# A directional derivative this small relative to its terms is rounding noise.
+# A directional derivative this small relative to its terms is rounding noise: a
+# direction along which the loss is flat to rounding gets ρ = 0 (line_search, newton).
 FLAT = 1e-12
 # A leaf value this close (relative to the leaf's mean |g| / h) to γ_R is γ_R
-# up to the rounding of the tree's own sums.
+# up to the rounding of the tree's own sums. For squared error leaf_newton keeps
+# the least-squares tree's own values when they agree with γ_R to this: a sum
+# taken in another order can differ in the last bit, and at a later stage that
+# breaks a tie between two equally good splits differently, so the model would
+# no longer be scikit-learn's tree for tree.
 LEAF_ROUNDING = 1e-9
 # Two loss values closer than this (relative) are equal up to rounding.
 ROUNDING = 1e-13
 
 
 def _directional_derivatives(loss, y, F, u, sample_weight):
-    """``φ′(0) = Σ w gᵀu`` and ``φ″(0) = Σ w uᵀHu`` for ``φ(ρ) = Σ w L(y, F + ρu)``.
+    """``φ′(0) = Σ s gᵀu`` and ``φ″(0) = Σ s uᵀHu`` for ``φ(ρ) = Σ s L(y, F + ρu)``.
 
     Each is returned as 0 when it is zero up to rounding: smaller than
     ``FLAT`` times the same sum taken over absolute values (softmax along
     ``u ∝ (1, …, 1)`` gives terms of size 1 that cancel to 1e-16).
     """
-    w = np.ones(len(F)) if sample_weight is None else sample_weight
+    s = np.ones(len(F)) if sample_weight is None else sample_weight
     g = loss.gradient(y, F)
     H = loss.hessian(y, F)
     if loss.vector:
-        slope = np.einsum("i,ik,ik->", w, g, u)
-        slope_size = np.einsum("i,ik,ik->", w, np.abs(g), np.abs(u))
-        curvature = np.einsum("i,ij,ijk,ik->", w, u, H, u)
-        curvature_size = np.einsum("i,ij,ijk,ik->", w, np.abs(u), np.abs(H), np.abs(u))
+        slope = np.einsum("i,ik,ik->", s, g, u)
+        slope_size = np.einsum("i,ik,ik->", s, np.abs(g), np.abs(u))
+        curvature = np.einsum("i,ij,ijk,ik->", s, u, H, u)
+        curvature_size = np.einsum("i,ij,ijk,ik->", s, np.abs(u), np.abs(H), np.abs(u))
     else:
-        slope, slope_size = np.dot(w, g * u), np.dot(w, np.abs(g * u))
-        curvature = curvature_size = np.dot(w, H * u * u)
+        slope, slope_size = np.dot(s, g * u), np.dot(s, np.abs(g * u))
+        curvature = curvature_size = np.dot(s, H * u * u)
     slope = 0.0 if abs(slope) <= FLAT * slope_size else float(slope)
     curvature = 0.0 if curvature <= max(FLAT * curvature_size, TINY) else float(curvature)
     return slope, curvature
@@ -102,38 +107,39 @@ def root_of_slope(slope, guess=1.0, limit=RHO_MAX):
     return float(root * high), True
 
 
-def _slope(loss, y, F, u, w):
-    """``φ′(0) = Σ w gᵀu``, or 0 when it is rounding noise (see ``FLAT``)."""
-    terms = w[:, None] * loss.gradient(y, F) * u if loss.vector else w * loss.gradient(y, F) * u
+def _slope(loss, y, F, u, s):
+    """``φ′(0) = Σ s gᵀu``, or 0 when it is rounding noise (see ``FLAT``)."""
+    terms = s[:, None] * loss.gradient(y, F) * u if loss.vector else s * loss.gradient(y, F) * u
     slope = terms.sum()
     return 0.0 if abs(slope) <= FLAT * np.abs(terms).sum() else float(slope)
 
 
 def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
-    """Exact line search ``ρ = argmin_ρ Σ w L(y, F + ρu)`` (chapter 3, eq. ``line-search``).
+    """Exact line search ``ρ = argmin_ρ Σ s L(y, F + ρu)`` (chapter 3, eq. ``line-search``).
 
-    ``φ(ρ) = Σ w L(y, F + ρu)`` is convex, so its minimiser is the root of the
-    slope ``φ′(ρ) = Σ w g(F + ρu)ᵀu``. The sign of ``φ′(0)`` says which side
+    ``φ(ρ) = Σ s L(y, F + ρu)`` is convex, so its minimiser is the root of the
+    slope ``φ′(ρ) = Σ s g(F + ρu)ᵀu``. The sign of ``φ′(0)`` says which side
     of zero to search; :func:`root_of_slope` brackets and solves (scipy's
     ``brentq``), up to ``|ρ| = RHO_MAX``.
     """
-    w = np.ones(len(F)) if sample_weight is None else sample_weight
-    slope0 = _slope(loss, y, F, u, w)
+    s = np.ones(len(F)) if sample_weight is None else sample_weight
+    slope0 = _slope(loss, y, F, u, s)
     if slope0 == 0.0:
         return 0.0, u
     sign = -np.sign(slope0)
-    rho, _ = root_of_slope(lambda r: sign * _slope(loss, y, F + sign * r * u, u, w))
+    rho, _ = root_of_slope(lambda r: sign * _slope(loss, y, F + sign * r * u, u, s))
     return float(sign * rho), u
 
 
 def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEWTON_MAX_ITER):
     """Newton's method on the step: ``ρ ← ρ − φ′(ρ)/φ″(ρ)`` (chapter 5, eq. ``newton-step``).
 
-    ``φ′(ρ) = Σ w gᵀu`` and ``φ″(ρ) = Σ w uᵀHu`` at ``F + ρu``. From ``ρ = 0``
-    the first iteration is ``−Σ w gᵀu / Σ w uᵀHu``, exact for quadratic loss
-    (the report's closed-form step). A step that raises the loss by more than rounding
-    is halved, so the iterations never go uphill; ``max_iter=1`` gives the
-    one-step value.
+    ``φ′(ρ) = Σ s gᵀu`` and ``φ″(ρ) = Σ s uᵀHu`` at ``F + ρu``. From ``ρ = 0``
+    the first iteration is ``−Σ s gᵀu / Σ s uᵀHu``, exact for quadratic loss
+    (the closed-form step of Damião's *Boosted Neural Networks*). A step that
+    raises the loss by more than rounding is halved until it does not, so the
+    iterations never go uphill; ``max_iter=1`` gives one Newton step, halved
+    where it would go uphill.
     """
     if not loss.positive_hessian:
         raise ValueError(
@@ -162,33 +168,35 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
     return rho, u
 
 
+# Why leaf_newton computes as it does (kept outside the function, which chapter 3
+# prints): the leaf values are computed in scikit-learn's order of arithmetic
+# (_leaf_newton_value), and rows of weight 0 inside the bag join their leaf's sums
+# with weight 0 as in scikit-learn (the boosting loop passes bag= with sample
+# weights): the same sums in the same order, so the same bits, so subsampled and
+# weighted fits grow scikit-learn's trees even after a tie between two splits.
+# Squared error keeps the tree's own values (see LEAF_ROUNDING) for the same reason.
 def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=None):
-    """One value per tree leaf: Friedman's TreeBoost (Algorithm 1, steps 4–5; chapter 3).
+    """One value per tree leaf: Friedman's TreeBoost (chapter 3, eq. ``leaf-newton``).
 
     For a loss with a positive Hessian each leaf ``R`` gets one Newton step,
-    ``γ_R = −Σ_R w g / Σ_R w h`` (``−(Σ_R w H)⁺ Σ_R w g`` for a vector loss, with
+    ``γ_R = −Σ_R s g / Σ_R s h`` (``−(Σ_R s H)⁺ Σ_R s g`` for a vector loss, with
     the pseudo-inverse ``⁺`` because softmax's Hessian is singular);
     for absolute error and Huber, the leaf's exact minimiser
-    ``argmin_γ Σ_R w L(y, F + γ)`` (for absolute error the lower weighted
+    ``argmin_γ Σ_R s L(y, F + γ)`` (for absolute error the lower weighted
     median of the residuals ``y − F``, as scikit-learn computes it).
     The tree's leaf values are overwritten in place; returns ``(1, new u)``.
 
     Per class (a :class:`~boostlib.losses.Coordinate` of softmax, one tree
     per class and stage) the value is Friedman's
-    ``γ_R = (K − 1)/K · Σ_R w (−g_k) / Σ_R w p_k (1 − p_k)`` (his Algorithm 6,
+    ``γ_R = (K − 1)/K · Σ_R s (−g_k) / Σ_R s p_k (1 − p_k)`` (his Algorithm 6,
     as scikit-learn computes it).
 
-    Squared error keeps the tree's own values, which are already ``γ_R``
-    (leaf means of ``−g = y − F``); a tree fitted to another target (say
-    ``newton_raphson``'s) gets ``γ_R``. For the other scalar losses each
-    leaf's ``γ_R`` is computed in scikit-learn's order of arithmetic (see
-    :func:`_leaf_newton_value`): subsampled fits then grow bit-identical trees.
+    For squared error a least-squares tree fitted to ``−g = y − F`` already
+    holds ``γ_R``, the leaf's mean residual; a tree fitted to another target
+    (say ``newton_raphson``'s) gets ``γ_R``.
 
-    ``bag`` (boolean, shape (n,)) marks the rows that take part in the stage
-    (the subsample); None: the rows of positive weight. The boosting loop
-    passes it with sample weights: a row of weight 0 inside the bag joins its
-    leaf's sums with weight 0, as in scikit-learn, whose sums it then repeats bit
-    for bit (the value is the same; only the rounding of the sums would differ).
+    ``bag`` (boolean, shape (N,)) marks the rows that take part in the stage
+    (its subsample); None: the rows of positive weight.
     """
     tree = getattr(learner, "tree_", None)
     if tree is None or X is None:
@@ -196,8 +204,8 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
             "step='leaf_newton' needs a tree learner (with tree_ and apply), such as "
             f"DecisionTreeRegressor; got {type(learner).__name__}"
         )
-    w = np.ones(len(F)) if sample_weight is None else sample_weight
-    taking_part = w > 0 if bag is None else np.asarray(bag, dtype=bool)
+    s = np.ones(len(F)) if sample_weight is None else sample_weight
+    taking_part = s > 0 if bag is None else np.asarray(bag, dtype=bool)
     leaves = learner.apply(X)
     leaf_ids = np.flatnonzero(tree.children_left == -1)
     values = tree.value  # a view: writing to it changes the tree's predictions
@@ -205,17 +213,16 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
         g, H = loss.gradient(y, F), loss.hessian(y, F)
         for leaf in leaf_ids:
             inside = leaves == leaf
-            G = w[inside] @ g[inside]
-            Hsum = np.einsum("i,ijk->jk", w[inside], H[inside])
+            G = s[inside] @ g[inside]
+            Hsum = np.einsum("i,ijk->jk", s[inside], H[inside])
             values[leaf, :, 0] = -pseudo_inverse(Hsum) @ G
     elif isinstance(loss, SquaredError):
-        # scikit-learn leaves these values alone; recomputing them would change
-        # their last bits, and then which of two tied splits a later tree takes
+        # the tree's own values, unless they differ from γ_R by more than rounding
         n_nodes = tree.node_count
         g = loss.gradient(y, F)
-        G = np.bincount(leaves, weights=w * g, minlength=n_nodes)[leaf_ids]
-        size = np.bincount(leaves, weights=w * np.abs(g), minlength=n_nodes)[leaf_ids]
-        Hsum = np.bincount(leaves, weights=w, minlength=n_nodes)[leaf_ids]
+        G = np.bincount(leaves, weights=s * g, minlength=n_nodes)[leaf_ids]
+        size = np.bincount(leaves, weights=s * np.abs(g), minlength=n_nodes)[leaf_ids]
+        Hsum = np.bincount(leaves, weights=s, minlength=n_nodes)[leaf_ids]
         safe = Hsum >= TINY
         gamma = np.where(safe, -G / np.where(safe, Hsum, 1), 0)
         tree_value = values[leaf_ids, 0, 0]
@@ -228,13 +235,13 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
         in_bag = np.where(taking_part, leaves, -1)
         for leaf in leaf_ids:
             inside = np.nonzero(in_bag == leaf)[0]
-            values[leaf, 0, 0] = _leaf_newton_value(neg_g[inside], h[inside], w[inside], factor)
+            values[leaf, 0, 0] = _leaf_newton_value(neg_g[inside], h[inside], s[inside], factor)
     else:
         residual = y - F
         for leaf in leaf_ids:
             inside = (leaves == leaf) & taking_part
             values[leaf, 0, 0] = (
-                loss.optimal_constant(residual[inside], w[inside]) if inside.any() else 0.0
+                loss.optimal_constant(residual[inside], s[inside]) if inside.any() else 0.0
             )
     new_u = values[leaves, :, 0]
     return 1.0, (new_u if loss.vector else new_u[:, 0])
@@ -255,20 +262,20 @@ def _leaf_hessian(loss, y, F, neg_g):
     return loss.hessian(y, F)
 
 
-def _leaf_newton_value(neg_g, h, w, factor=1.0):
-    """``γ_R = −Σ_R w g / Σ_R w h`` for one leaf (chapter 3, TreeBoost; Algorithm 1, step 5).
+def _leaf_newton_value(neg_g, h, s, factor=1.0):
+    """``γ_R = −Σ_R s g / Σ_R s h`` for one leaf (chapter 3, TreeBoost, eq. ``leaf-newton``).
 
     Written as scikit-learn writes it, a ratio of two weighted means,
-    ``np.average(−g, w) / np.average(h, w)``, the numerator times ``factor``
+    ``np.average(−g, s) / np.average(h, s)``, the numerator times ``factor``
     (Friedman's ``(K − 1)/K`` per softmax class, 1 otherwise), and 0 where
     the mean ``h`` is below ``TINY`` (its ``_safe_divide``): the same sums in
     the same order, so the same bits, so the same trees after a tie between
     two splits.
     """
-    if len(neg_g) == 0 or not np.sum(w) > 0:
+    if len(neg_g) == 0 or not np.sum(s) > 0:
         return 0.0
-    numerator = np.average(neg_g, weights=w) * factor
-    denominator = np.average(h, weights=w)
+    numerator = np.average(neg_g, weights=s) * factor
+    denominator = np.average(h, weights=s)
     return 0.0 if abs(denominator) < TINY else float(numerator) / float(denominator)
 
 

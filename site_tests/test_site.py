@@ -135,8 +135,8 @@ def static_page(path: Path) -> _StaticPage:
 def stored_figures(rel: str) -> int | None:
     """PNG outputs stored in the notebook a page was built from (None: not a notebook).
 
-    The build re-executes every notebook; a figure that is stored but not on the page
-    was lost on the way, for instance by a kernel running matplotlib's Agg backend.
+    The page is built from the notebook's stored outputs (`make book` does not execute
+    it); a figure that is stored but not on the page was lost on the way.
     """
     source = (ROOT / rel).with_suffix(".ipynb")
     if not source.is_file():

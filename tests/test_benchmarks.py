@@ -255,24 +255,183 @@ def test_hist_trees_pool_gives_every_size_the_same_test_rows(tmp_path, monkeypat
     assert small[0].shape == (100, hist_trees.N_FEATURES) and set(small[1]) == {0, 1}
 
 
-def test_distributed_fit_generates_the_rows_where_they_are_computed():
-    """The dask arrays hold generators, not data; computed, they are the in-memory rows."""
-    import pickle
-
-    import dask
-
-    for n in (1000, 1_000_000, 10_000_001):
+def test_distributed_fit_puts_the_same_rows_on_the_same_worker_for_every_library():
+    """Chunk i of K on worker floor(iW/K): contiguous, equal blocks; the held-out chunks apart."""
+    for n in (1000, 1_000_000, 10_000_000, 10_000_001):
         sizes = distributed_fit.chunk_sizes(n)
         assert sum(sizes) == n and len(sizes) >= distributed_fit.MIN_CHUNKS
         assert max(sizes) <= distributed_fit.CHUNK_ROWS
-    X, y = distributed_fit.on_workers(10_000_000)
-    assert X.shape == (10_000_000, 28) and y.shape == (10_000_000,)
-    assert len(pickle.dumps(dict(X.__dask_graph__()))) < 100_000  # 1.1 GB of X is not in it
-    X, y = distributed_fit.on_workers(2000)
-    with dask.config.set(scheduler="synchronous"):
-        X_on_workers, y_on_workers = dask.compute(X, y)
-    X_here, y_here = distributed_fit.in_memory(2000)
-    np.testing.assert_array_equal(X_on_workers, X_here)
-    np.testing.assert_array_equal(y_on_workers, y_here)
-    assert X_here.dtype == np.float32 and set(np.unique(y_here)) == {0.0, 1.0}
-    assert not np.array_equal(X_here[:250], X_here[250:500])  # every chunk its own seed
+        for workers in (1, 2):
+            plan = distributed_fit.chunk_plan(n, workers)
+            positions = [position for _, _, position in plan]
+            assert positions == sorted(positions) and set(positions) == set(range(workers))
+            assert [index for index, _, _ in plan] == list(range(len(sizes)))
+    for n in (1_000_000, 10_000_000):  # the sizes the chapter quotes: half the rows each
+        plan = distributed_fit.chunk_plan(n, 2)
+        assert sum(rows for _, rows, position in plan if position == 0) == n // 2
+    test_plan = distributed_fit.chunk_plan(distributed_fit.N_TEST, 2,
+                                           distributed_fit.TEST_CHUNKS_FROM)
+    assert min(index for index, _, _ in test_plan) > len(distributed_fit.chunk_sizes(10_000_000))
+
+
+def test_distributed_fit_rows_are_the_chunks_and_the_rounded_rows_have_256_values():
+    X, y = distributed_fit.in_memory(2000)
+    chunks = [distributed_fit.make_chunk(index, n) for index, n, _ in
+              distributed_fit.chunk_plan(2000, 1)]
+    np.testing.assert_array_equal(X, np.vstack([c[0] for c in chunks]))
+    np.testing.assert_array_equal(y, np.concatenate([c[1] for c in chunks]))
+    assert X.dtype == np.float32 and set(np.unique(y)) == {0.0, 1.0}
+    assert not np.array_equal(X[:250], X[250:500])  # every chunk its own seed
+    X_rounded, y_rounded = distributed_fit.in_memory(2000, rounded=True)
+    np.testing.assert_array_equal(y_rounded, y)  # the same labels
+    assert max(len(np.unique(column)) for column in X_rounded.T) <= 256
+    assert np.abs(X_rounded - X)[np.abs(X) < 5].max() <= 0.5 / distributed_fit.LEVELS + 1e-6
+
+
+# --- the protocol every comparison follows (harness.py; chapter 7) ---
+
+def test_chosen_stage_is_the_first_minimiser_of_the_validation_curve():
+    assert harness.chosen_stage([0.9, 0.5, 0.4, 0.4, 0.6]) == 3
+    assert harness.chosen_stage([np.nan, np.inf, 0.7, 0.8]) == 3  # a non-finite value never wins
+    rng = np.random.default_rng(0)
+    curve = rng.random(50)
+    assert curve[harness.chosen_stage(curve) - 1] == curve.min()
+
+
+def test_validation_split_comes_from_the_training_rows_only():
+    from boostlib.datasets import load_split
+
+    split = load_split("breast_cancer", random_state=3)
+    X_fit, X_val, y_fit, y_val = harness.validation_split(split.X_train, split.y_train, 3,
+                                                          stratify=True)
+    assert len(X_val) == round(harness.VALIDATION_FRACTION * len(split.X_train))
+    assert len(X_fit) + len(X_val) == len(split.X_train)
+    training = {row.tobytes() for row in split.X_train}
+    assert all(row.tobytes() in training for row in np.vstack([X_fit, X_val]))
+    assert not {row.tobytes() for row in X_val} & {row.tobytes() for row in X_fit}
+    assert abs(y_val.mean() - split.y_train.mean()) < 0.02  # stratified
+
+
+def test_spread_is_the_mean_standard_error_and_range():
+    from scipy.stats import sem
+
+    values = [0.91, 0.88, 0.93, 0.90, 0.87]
+    out = harness.spread(values)
+    assert out["mean"] == pytest.approx(np.mean(values))
+    assert out["se"] == pytest.approx(sem(values))
+    assert (out["min"], out["max"], out["n"]) == (0.87, 0.93, 5)
+    frame = pd.DataFrame({"g": ["a", "a", "b", "b"], "v": [1.0, 3.0, 2.0, 2.0]})
+    table = harness.spread_table(frame, "g", "v")
+    assert table.loc["a", "mean"] == 2.0 and table.loc["a", "se"] == pytest.approx(1.0)
+    assert table.loc["b", "se"] == 0.0
+
+
+def test_diverged_means_worse_than_the_start_or_not_finite():
+    assert not harness.diverged([0.69, 0.5, 0.3])
+    assert harness.diverged([0.69, 0.5, 6.8e3])
+    assert harness.diverged([0.69, np.inf, 0.3])
+
+
+def separable_and_noisy(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 2))
+    separable = (X[:, 0] > 0).astype(int)
+    noisy = ((X[:, 0] + rng.normal(size=200)) > 0).astype(int)
+    return X, separable, noisy
+
+
+def test_cap_watch_counts_the_caps_and_leaves_the_model_unchanged():
+    from boostlib import BoostingClassifier
+    from boostlib.steps import RHO_MAX
+
+    X, separable, noisy = separable_and_noisy()
+    for step in ("line_search", "newton"):
+        watch = harness.CapWatch(step)
+        model = BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, separable)
+        plain = BoostingClassifier(step=step, n_estimators=5, random_state=0).fit(X, separable)
+        np.testing.assert_array_equal(model.steps_, plain.steps_)
+        assert watch.calls == 5
+        # no finite minimiser: the line search stops on the underflowed floor of the
+        # loss (stage 1) or at the cap; Newton on ρ walks on by about two per iteration
+        # until its iteration cap (stage 1), then jumps to the cap
+        assert watch.step_cap + watch.iteration_cap == 5
+        assert (np.abs(model.steps_[1:]) == RHO_MAX).all() and abs(model.steps_[0]) < RHO_MAX
+        assert watch.iteration_cap == (1 if step == "newton" else 0)
+        watch = harness.CapWatch(step)
+        BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, noisy)
+        assert watch.counts() == {"step_calls": 5, "step_cap": 0, "iteration_cap": 0}
+
+
+def test_held_out_run_chooses_the_stage_on_validation_and_scores_the_test_rows_there():
+    from boostlib import BoostingClassifier
+    from boostlib.datasets import Split
+    from boostlib.plotting import staged_loss
+
+    X, _, y = separable_and_noisy(1)
+    split = Split(X[:150], X[150:], y[:150], y[150:])
+    model = BoostingClassifier(n_estimators=30, learning_rate=0.5, random_state=0)
+    row = harness.held_out_run(model, split, random_state=0, stratify=True)
+    X_fit, X_val, y_fit, y_val = harness.validation_split(split.X_train, split.y_train, 0,
+                                                          stratify=True)
+    assert len(model.train_loss_) == 31  # fitted on the training rows minus validation
+    validation = staged_loss(model, X_val, y_val)
+    assert row["chosen_stage"] == np.argmin(validation) + 1
+    test_loss = staged_loss(model, split.X_test, split.y_test)
+    assert row["test_loss"] == test_loss[row["chosen_stage"] - 1]
+    assert row["test_loss_last"] == test_loss[-1]
+    accuracy = np.mean(list(model.staged_predict(split.X_test))[row["chosen_stage"] - 1]
+                       == split.y_test)
+    assert row["test_score"] == accuracy
+    assert row["budget_decides"] == (row["chosen_stage"] == 30) and not row["diverged"]
+
+
+def test_run_status_names_what_decided_the_run():
+    ok = {"diverged": False, "step_cap": 0, "iteration_cap": 0, "step_calls": 100,
+          "budget_decides": False}
+    assert harness.run_status(ok) == "ok"
+    assert harness.run_status({**ok, "budget_decides": True}) == "stage budget"
+    assert harness.run_status({**ok, "iteration_cap": 7}) == "iteration cap (7/100)"
+    assert harness.run_status({**ok, "step_cap": 99, "iteration_cap": 7}) == "step cap (99/100)"
+    assert harness.run_status({**ok, "diverged": True, "step_cap": 99}) == "diverged"
+
+
+# --- stale results: a CSV older than the boostlib code it measures fails here ---
+
+def git_history_available():
+    return harness._git("rev-parse", "HEAD").returncode == 0
+
+
+def test_every_boostlib_module_is_measured_by_a_benchmark_or_listed_as_not():
+    root = harness.RESULTS.parents[1]
+    covered = {p for paths in harness.MEASURES.values() for p in paths}
+    covered |= set(harness.MEASURED_BY_NONE)
+    for path in sorted((root / "boostlib").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        assert any(relative == c or relative.startswith(c + "/") for c in covered), relative
+    assert set(harness.MEASURES) == set(run_all.BENCHMARKS)
+
+
+def test_stale_modules_compares_the_recorded_commit_with_the_modules_history(tmp_path,
+                                                                             monkeypatch):
+    if not git_history_available():
+        pytest.skip("not a git checkout")
+    monkeypatch.setattr(harness, "RESULTS", tmp_path)
+    first = harness._git("rev-list", "--max-parents=0", "HEAD").stdout.split()[0]
+    head = harness._git("rev-parse", "HEAD").stdout.strip()
+    for commit, expected in [(head, []), (first, list(harness.MEASURES["peers"])),
+                             (head + "+dirty", list(harness.MEASURES["peers"])),
+                             ("0" * 40, list(harness.MEASURES["peers"]))]:
+        (tmp_path / "peers.csv").write_text(f"# boostlib_commit={commit} cpu_count=2\na\n1\n")
+        assert harness.stale_modules("peers") == expected, commit
+    assert harness.benchmark_of("hist_trees_compile") == "hist_trees"
+    assert harness.benchmark_of("direction_step_curves") == "direction_step"
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda path: path.name)
+def test_no_result_file_is_older_than_the_boostlib_code_it_measures(path):
+    if not git_history_available():
+        pytest.skip("not a git checkout")
+    stale = harness.stale_modules(path.stem)
+    commit, script = harness.recorded_commit(path.stem), harness.benchmark_of(path.stem)
+    assert not stale, (f"{path.name} was computed on boostlib {commit}; changed since: {stale}."
+                       f" Re-run benchmarks/{script}.py")

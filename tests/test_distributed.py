@@ -37,6 +37,7 @@ from boostlib.distributed import (  # noqa: E402
     DaskBoostingRegressor,
     HideRankLines,
     _scatter_rows,
+    local_client,
     xgboost_objective,
 )
 from boostlib.losses import LOSSES  # noqa: E402
@@ -185,6 +186,24 @@ def test_objective_refuses_steps_and_unsupported_directions():
         xgboost_objective("log_loss", "sideways")
 
 
+def test_local_client_is_quiet_and_takes_its_workers_with_it(capfd):
+    """A fit on local_client's cluster writes nothing to stderr; close() ends the workers."""
+    X, y = integer_data(n=200)
+    client = local_client(n_workers=1)
+    try:
+        workers = set(client.run(os.getpid).values())
+        assert len(workers) == 1 and sum(client.nthreads().values()) == 1
+        DaskBoostingClassifier(n_estimators=2, client=client).fit(X, y)
+    finally:
+        client.close()
+    deadline = time.monotonic() + 30
+    while any(psutil.pid_exists(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if psutil.pid_exists(pid)
+                and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert capfd.readouterr().err == ""
+
+
 def test_rank_lines_are_dropped_and_everything_else_kept():
     read_in, write_in = os.pipe()
     read_out, write_out = os.pipe()
@@ -255,6 +274,36 @@ def test_numpy_input_is_spread_over_both_workers(client):
     assert placement[0] == placement[1] and len({workers[0] for workers in placement[0]}) == 2
     np.testing.assert_array_equal(client.compute(X_blocks).result(), X)
     np.testing.assert_array_equal(client.compute(y_blocks).result(), y)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_xgboost_reads_blocks_already_held_where_their_rows_are(client, classes, monkeypatch):
+    """X, the labels and the start F_0 reach XGBoost computed, block i of each on X's worker.
+
+    XGBoost gathers block i's pieces on one worker; were any still to be computed, a busy
+    worker's block could be gathered on the other one, the workers would hold other rows
+    from run to run, and so would their quantile sketches (the bins, then the trees).
+    """
+    import xgboost.dask as dxgb
+
+    seen = []
+
+    class Spy(dxgb.DaskQuantileDMatrix):
+        def __init__(self, client, data, label=None, *, base_margin=None, **kwargs):
+            seen.append([data, label, base_margin])
+            super().__init__(client, data, label, base_margin=base_margin, **kwargs)
+
+    monkeypatch.setattr(dxgb, "DaskQuantileDMatrix", Spy)
+    X, y = integer_data(n=301, classes=classes)
+    X = X + np.random.default_rng(1).normal(scale=0.1, size=X.shape)  # continuous
+    DaskBoostingClassifier(n_estimators=2, client=client).fit(X, y)
+    [arrays] = seen
+    places = []
+    for array in arrays:
+        blocks = sorted(futures_of(array), key=lambda future: future.key[1:])
+        assert len(blocks) == 2 and all(future.status == "finished" for future in blocks)
+        places.append([client.who_has(future)[future.key] for future in blocks])
+    assert places[0] == places[1] == places[2] and len({p[0] for p in places[0]}) == 2
 
 
 @pytest.mark.parametrize("classes", [2, 3])
@@ -363,6 +412,8 @@ def test_no_client_says_how_to_start_one():
     (DaskBoostingClassifier, {"direction": "leaf_newton"}, "cannot be distributed this way"),
     (DaskBoostingRegressor, {"loss": "absolute_error", "direction": "gradient"},
      "median of y"),
+    (DaskBoostingRegressor, {"loss": "absolute_error", "direction": "gradient"},
+     r"no hook after the tree.*objective='reg:absoluteerror'"),
     (DaskBoostingRegressor, {"loss": "huber"}, "positive Hessian"),
     (DaskBoostingRegressor, {"loss": "log_loss"}, "classification loss"),
     (DaskBoostingClassifier, {"loss": "squared_error"}, "regression loss"),

@@ -74,11 +74,29 @@ def assert_same_at_every_stage(ours, theirs):
                                    err_msg=f"stage {m + 1}")
 
 
+def assert_same_trees(ours, theirs):
+    """Every stage's trees are scikit-learn's, bit for bit: splits, thresholds, leaf values.
+
+    A last-bit difference (a gradient, a leaf value, the start) shows at once in a
+    leaf value, within a few stages; within 1e-10 the predictions see it only once
+    it breaks a tie between two splits, tens of stages later if at all."""
+    shape = theirs.estimators_.shape
+    ours_trees = np.asarray(ours.estimators_, dtype=object).reshape(shape)
+    for m, k in np.ndindex(shape):
+        a, b = ours_trees[m, k].tree_, theirs.estimators_[m, k].tree_
+        for field in ("children_left", "children_right", "feature", "threshold", "value"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field),
+                                          err_msg=f"stage {m + 1}, tree {k}: {field}")
+
+
 # Subsampled fits: the same RandomState sequence (subsample masks and tree seeds)
 # and the same arithmetic as scikit-learn, to the last bit: its gradients
 # (losses._compiled_gradient), its leaf values (steps._leaf_newton_value; squared
-# error keeps the tree's own) and its starting log-odds (scipy's logit). A last-bit
-# difference anywhere breaks some exact tie between two splits within 100 stages.
+# error keeps the tree's own) and its starting log-odds (scipy's logit). The trees
+# are compared bit for bit: a last-bit difference in any of these shows in a leaf
+# within the first few stages (at stage 9 at the latest over this grid), so 10
+# stages suffice; compared within 1e-10, 100 stages missed some.
+SUBSAMPLED_STAGES = 10
 @pytest.mark.parametrize("random_state", [0, 1, 2])
 @pytest.mark.parametrize("subsample", [0.5, 0.7])
 @pytest.mark.parametrize("depth", [1, 3])
@@ -88,9 +106,11 @@ def test_subsampled_regressor_reproduces_sklearn_at_every_stage(
     loss, data, depth, subsample, random_state
 ):
     X, y = REGRESSION[data]
-    kwargs = dict(loss=loss, subsample=subsample, n_estimators=100, random_state=random_state)
+    kwargs = dict(loss=loss, subsample=subsample, n_estimators=SUBSAMPLED_STAGES,
+                  random_state=random_state)
     ours = BoostingRegressor(learner=DecisionTreeRegressor(max_depth=depth), **kwargs).fit(X, y)
     theirs = GradientBoostingRegressor(max_depth=depth, **kwargs).fit(X, y)
+    assert_same_trees(ours, theirs)
     assert_same_at_every_stage(ours.staged_predict(X), theirs.staged_predict(X))
 
 
@@ -103,9 +123,11 @@ def test_subsampled_classifier_reproduces_sklearn_at_every_stage(
     loss, data, depth, subsample, random_state
 ):
     X, y = CLASSIFICATION[data]
-    kwargs = dict(loss=loss, subsample=subsample, n_estimators=100, random_state=random_state)
+    kwargs = dict(loss=loss, subsample=subsample, n_estimators=SUBSAMPLED_STAGES,
+                  random_state=random_state)
     ours = BoostingClassifier(learner=DecisionTreeRegressor(max_depth=depth), **kwargs).fit(X, y)
     theirs = GradientBoostingClassifier(max_depth=depth, **kwargs).fit(X, y)
+    assert_same_trees(ours, theirs)
     assert_same_at_every_stage(ours.staged_decision_function(X),
                                theirs.staged_decision_function(X))
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
@@ -203,7 +225,8 @@ def test_classifier_early_stopping_matches_sklearn(loss, random_state):
 # Multi-class, per class (the default): K trees per stage, each fitted to its class's
 # column of scikit-learn's multinomial gradient, its leaves set to Friedman's
 # (K − 1)/K · Σ(−g)/Σ p(1 − p), the K trees drawing from the one RandomState in
-# class order; the same bits as GradientBoostingClassifier, subsampled or not.
+# class order; the same bits as GradientBoostingClassifier, subsampled or not
+# (the same trees, bit for bit, at every stage: a few stages suffice, as above).
 @pytest.mark.parametrize("random_state", [0, 1])
 @pytest.mark.parametrize("subsample", [1.0, 0.5, 0.7])
 @pytest.mark.parametrize("depth", [1, 3])
@@ -212,13 +235,14 @@ def test_multiclass_classifier_reproduces_sklearn_at_every_stage(
     data, depth, subsample, random_state
 ):
     X, y = MULTICLASS[data]
-    kwargs = dict(subsample=subsample, n_estimators=60, random_state=random_state)
+    kwargs = dict(subsample=subsample, n_estimators=SUBSAMPLED_STAGES, random_state=random_state)
     ours = BoostingClassifier(learner=DecisionTreeRegressor(max_depth=depth), **kwargs).fit(X, y)
     theirs = GradientBoostingClassifier(max_depth=depth, **kwargs).fit(X, y)
     K = len(theirs.classes_)
-    assert ours.estimators_.shape == theirs.estimators_.shape == (60, K)
-    assert ours.estimators_.dtype == object and ours.steps_.shape == (60, K)
+    assert ours.estimators_.shape == theirs.estimators_.shape == (SUBSAMPLED_STAGES, K)
+    assert ours.estimators_.dtype == object and ours.steps_.shape == (SUBSAMPLED_STAGES, K)
     assert all(tree.n_outputs_ == 1 for tree in ours.estimators_.ravel())
+    assert_same_trees(ours, theirs)
     assert_same_at_every_stage(ours.staged_decision_function(X),
                                theirs.staged_decision_function(X))
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)

@@ -20,7 +20,7 @@ import pytest
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.ensemble._gradient_boosting import _random_sample_mask
 
-import boostlib.boosting
+import boostlib.subsampling
 from boostlib import BoostingClassifier, BoostingRegressor
 from boostlib.trees import Binner, HistTreeRegressor, binning
 from boostlib.trees.binning import binning_seed
@@ -138,7 +138,7 @@ def test_binning_takes_no_draw_from_the_loop(monkeypatch):
         masks.append(_random_sample_mask(n, n_inbag, rng))
         return masks[-1]
 
-    monkeypatch.setattr(boostlib.boosting, "_random_sample_mask", spy)
+    monkeypatch.setattr(boostlib.subsampling, "_random_sample_mask", spy)
     kwargs = dict(learner=HistTreeRegressor(max_bins=16), n_estimators=4, subsample=0.5)
     model = BoostingRegressor(random_state=3, **kwargs).fit(X, y)
     rng = np.random.RandomState(3)

@@ -10,7 +10,9 @@ script (the project's .venv), with the notebook's folder as working directory,
 single-threaded BLAS (whatever kernel OpenBLAS picks), and a 300 s limit per
 cell; its code cells come out numbered 1..n. A notebook whose cell raises is
 reported and left unchanged. Notebooks without code cells (placeholders) are
-skipped.
+skipped. Each chapter executed is recorded in book/executed.json with digests of
+its code cells, boostlib and the files it reads, taken before it ran: `make book`
+builds only from chapters whose record matches the tree (tools/executed.py).
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+# tools/executed.py, next to this script: importable also when a test loads this file by path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import executed  # noqa: E402
+
 # Inherited by the kernels: the same environment `make book` and nbval give them.
 # No OPENBLAS_CORETYPE: stored outputs must not depend on the BLAS kernel (make
-# nbval checks them under four).
+# nbval and make nbval-kernels check them under four).
 KERNEL_ENV = {
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
@@ -57,6 +63,7 @@ def execute(path: Path) -> float | None:
     nb = nbformat.read(path, as_version=4)
     if not any(c.cell_type == "code" for c in nb.cells):
         return None
+    inputs = executed.inputs(path)  # before running: an edit made meanwhile is not stamped
     start = time.perf_counter()
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent.resolve())}},
@@ -64,6 +71,7 @@ def execute(path: Path) -> float | None:
     client.execute()
     seconds = time.perf_counter() - start
     nbformat.write(nb, path)
+    executed.record(path, inputs)
     return seconds
 
 

@@ -2,19 +2,22 @@ r"""Binning: each feature cut into at most ``max_bins`` intervals, plus one bin 
 
 A histogram tree never looks at a feature's values again once they are
 binned: every split candidate is a boundary between two bins. The thresholds
-``t_0 < t_1 < … < t_{B−2}`` of a feature put ``x`` into bin
+``θ_0 < θ_1 < … < θ_{B−2}`` of a feature put ``x`` into bin
 
-    b(x) = #{k : t_k < x}    (so ``x ≤ t_b`` for ``x`` in bin ``b``),
+    s(x) = #{s′ : θ_{s′} < x}    (so ``x ≤ θ_s`` for ``x`` in bin ``s``),
 
-and NaN into the bin ``MISSING_BIN = max_bins`` of its own. A split "bin ≤ b
-goes left" is then the same as "``x ≤ t_b`` goes left" on raw values.
+and NaN into the bin ``MISSING_BIN = max_bins`` of its own. A split "bin ≤ s
+goes left" is then the same as "``x ≤ θ_s`` goes left" on raw values.
 
 * A feature with at most ``max_bins`` distinct values gets one bin per value
   and thresholds at the midpoints between neighbours: its split candidates
   are exactly those of an exact tree (scikit-learn's, XGBoost's ``exact``).
-* Otherwise the thresholds are the ``k/max_bins`` quantiles (``k = 1 …
-  max_bins − 1``) of up to ``SUBSAMPLE`` rows drawn at random, as
-  scikit-learn's HistGradientBoosting chooses them. The draw follows a
+* Otherwise the thresholds are the quantiles of orders ``1/max_bins, …,
+  (max_bins − 1)/max_bins`` of up to ``SUBSAMPLE`` rows drawn at random
+  without replacement, numpy's ``midpoint`` percentiles. scikit-learn's
+  HistGradientBoosting does the same in spirit, but draws with replacement
+  and interpolates with ``averaged_inverted_cdf``: its bins are close to
+  these, not the same. The draw follows a
   random state: a tree's own ``random_state``, or inside a boosting fit the
   seed :func:`binning_seed` takes from the estimator's ``random_state``.
 
@@ -56,10 +59,10 @@ def binning_seed(random_state):
 
 
 def find_thresholds(values, max_bins):
-    """Thresholds ``t_0 < … < t_{B−2}`` for one feature's non-missing ``values`` (``B ≤ max_bins``).
+    """Thresholds ``θ_0 < … < θ_{B−2}`` for one feature's non-missing ``values`` (``B ≤ max_bins``).
 
     Midpoints between distinct values when there are at most ``max_bins`` of
-    them, otherwise the midpoint-interpolated ``k/max_bins`` percentiles.
+    them, otherwise the midpoint-interpolated ``s/max_bins`` percentiles (``s = 1 … max_bins − 1``).
     """
     ordered = np.sort(values)  # sorted once: the distinct values, and a quick percentile
     first = np.empty(len(ordered), dtype=bool)
@@ -74,7 +77,7 @@ def find_thresholds(values, max_bins):
 
 @njit(cache=True, nogil=True, parallel=True)
 def map_to_bins(X, thresholds, n_thresholds, missing_bin, bins):
-    """``bins[j, i] = b(x_ij) = #{k : t_jk < x_ij}`` by binary search; NaN to ``missing_bin``.
+    """``bins[j, i] = s(x_ij) = #{s′ : θ_js′ < x_ij}`` by binary search; NaN to ``missing_bin``.
 
     ``thresholds`` (n_features, max_bins − 1) holds feature ``j``'s in its first
     ``n_thresholds[j]`` entries. ``X`` is read row by row, as it is stored, and
@@ -162,7 +165,7 @@ class Binner:
         return self
 
     def transform(self, X):
-        """:class:`BinnedX` of ``X`` (n, d): ``b(x) = #{k : t_k < x}``, NaN to ``missing_bin``."""
+        """:class:`BinnedX` of ``X`` (n, d): ``s(x) = #{s′ : θ_s′ < x}``, NaN to ``missing_bin``."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         bins = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
         thresholds = np.full((len(self.thresholds_), self.max_bins - 1), np.inf)
