@@ -102,6 +102,29 @@ def write_csv(name, frame, notes=()):
     return frame
 
 
+def resumed(name, part, result=None):
+    """A long benchmark's finished part: saved when ``result`` is given, else loaded (or None).
+
+    Parts live in ``.cache/<name>/<part>.pkl`` (not committed) and are keyed by
+    the boostlib commit, so a run that was interrupted resumes where it stopped,
+    and a part computed on other code is computed again. Delete the folder to
+    start afresh.
+    """
+    import pickle
+
+    folder = RESULTS.parents[1] / ".cache" / name
+    path = folder / f"{part}.pkl"
+    if result is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps({"commit": boostlib_commit(), "result": result}))
+        return result
+    if path.exists():
+        saved = pickle.loads(path.read_bytes())
+        if saved["commit"] == boostlib_commit() and not saved["commit"].endswith("+dirty"):
+            return saved["result"]
+    return None
+
+
 def read_csv(name):
     """The table of ``results/<name>.csv`` (None if that benchmark has not run)."""
     import pandas as pd
@@ -258,9 +281,10 @@ class CapWatch:
     Both caps act where ``φ(ρ) = Σ w L(y, F + ρu)`` has no finite minimiser (the
     learner separates the points it moves, so ``φ`` falls for ever):
 
-    * ``step_cap`` counts the steps that ended at ``|ρ| = RHO_MAX``, or where ``φ``
-      has flattened to rounding (its curvature ``φ″(ρ)`` is zero, so the slope the
-      search solves for has underflowed to zero, not crossed it);
+    * ``step_cap`` counts the steps that ended at ``|ρ| = RHO_MAX``, or, for a loss
+      with a positive Hessian, where ``φ`` has flattened to rounding (its curvature
+      ``φ″(ρ)`` is zero, so the slope the search solves for has underflowed to
+      zero, not crossed it);
     * ``iteration_cap`` counts the Newton steps on ρ that used all
       ``NEWTON_MAX_ITER`` iterations without converging: one more iteration would
       still move ρ by more than ``1e-6 (1 + |ρ|)``.
@@ -281,9 +305,11 @@ class CapWatch:
 
         rho, u = self.rule(loss, y, F, u, sample_weight=sample_weight, learner=learner, X=X)
         self.calls += 1
-        moved = rho != 0.0 and np.any(u != 0)
-        if abs(rho) >= RHO_MAX or (moved and _directional_derivatives(
-                loss, y, F + rho * u, u, sample_weight)[1] == 0.0):
+        # a flat φ″ means an underflowed loss only where the Hessian is positive
+        # (absolute error's is zero everywhere: its line search ends on a kink)
+        flat = (loss.positive_hessian and rho != 0.0 and np.any(u != 0)
+                and _directional_derivatives(loss, y, F + rho * u, u, sample_weight)[1] == 0.0)
+        if abs(rho) >= RHO_MAX or flat:
             self.step_cap += 1
         elif self.name == "newton":
             further, _ = newton(loss, y, F + rho * u, u, sample_weight, max_iter=1)
@@ -347,7 +373,8 @@ MEASURES = {
     "seed000": LOOP,
     "notebooks": ("boostlib",),
     "memory": LOOP,
-    "peers": LOOP,
+    "peers": (*LOOP, "boostlib/trees"),
+    "peers_timing": (*LOOP, "boostlib/trees"),
     "hist_trees": (*LOOP, "boostlib/trees"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
     "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
@@ -357,6 +384,33 @@ MEASURES = {
     "closed_form_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
     "boosted_networks": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
 }
+# Result files known to be stale, each to be re-run on a quiet machine (benchmarks/README.md,
+# "Stale results"). They were computed before the loop was split into named pieces and
+# before later docstring and kernel changes. tests/test_benchmarks.py fails on a stale file
+# that is not listed here, and on a listed file that is no longer stale, so the list can
+# only shrink as results are re-run.
+KNOWN_STALE = (
+    "boosted_networks",
+    "closed_form_step",
+    "closed_form_step_curves",
+    "direction_step",
+    "direction_step_converged",
+    "direction_step_curves",
+    "distributed_fit",
+    "esl_10_2",
+    "esl_10_2_loss",
+    "esl_10_2_single",
+    "hist_trees",
+    "hist_trees_compile",
+    "hist_trees_seed000",
+    "memory",
+    "notebooks",
+    "peers",
+    "regularisation",
+    "regularisation_runs",
+    "seed000",
+    "sklearn_ratio",
+)
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 

@@ -12,7 +12,7 @@ and on 1, 2, 4, … up to every core of the machine (``hist_trees_threads.csv``,
   learner=HistTreeRegressor(max_depth=3))``: XGBoost's tree, fitted in the one loop;
 * scikit-learn ``HistGradientBoostingClassifier(max_depth=3, max_leaf_nodes=None)``;
 * XGBoost ``XGBClassifier(tree_method="hist", max_bin=256, reg_lambda=0)``
-  (its 256 includes the missing-value bin, as boostlib's 255 + 1);
+  (256 bins, all for values: XGBoost keeps no missing-value bin; boostlib has 255 + 1 for NaN);
 * LightGBM ``LGBMClassifier(num_leaves=8, max_depth=3, max_bin=255, reg_lambda=0)``.
 
 Each fit runs in a fresh subprocess that loads the data from a ``.npy`` file,

@@ -1,21 +1,26 @@
-"""(e) boostlib next to its peers at equal settings: depth 3, 100 stages, learning rate 0.1.
+"""(e) boostlib next to its peers at equal settings (chapter 7).
 
-Data: ``make_hastie_10_2`` with ``n`` training rows (10k, 100k, 1M) and the same
-100 000 test rows for every size; labels mapped to {0, 1}. Every library is
-single-threaded and otherwise at its defaults:
+Data: ``make_hastie_10_2`` with ``n`` training rows (10k, 100k), drawn with
+``random_state = seed`` for every seed in ``harness.SPLITS``, and the same
+100 000 test rows (``random_state=12345``) for every size and seed; labels in
+{0, 1}. Every model: depth-3 trees, 100 stages, learning rate 0.1, one thread,
+and, wherever the library allows it, the same tree: split on the Newton gain
+``G_L²/H_L + G_R²/H_R − G²/H`` with λ = 0, no minimum Hessian sum in a child
+(``min_child_weight = 0``), leaves of one row allowed, 255 bins for the
+histogram methods, starting from the log-odds of the base rate. What cannot be
+made equal is in ``NOT_EQUAL`` (chapter 7 prints it under the table). No stage
+is tuned: all run the same 100 stages.
 
-* boostlib ``BoostingClassifier(loss="log_loss")`` (exact splits, leaf Newton values);
-* scikit-learn ``GradientBoostingClassifier(max_depth=3)`` (exact splits);
-* scikit-learn ``HistGradientBoostingClassifier(max_depth=3, early_stopping=False)``
-  (≤ 255 bins per feature);
-* XGBoost ``XGBClassifier(tree_method="hist", max_depth=3)`` (256 bins; λ = 1)
-  and, at 10k and 100k only, ``tree_method="exact"``;
-* LightGBM ``LGBMClassifier(num_leaves=8, max_depth=3)`` (255 bins, leaf-wise).
+Two rows split on the gradient instead (least squares on ``y − p``, then Newton
+leaf values: Friedman's TreeBoost), because scikit-learn's
+``GradientBoostingClassifier`` cannot split on anything else: it and boostlib's
+default.
 
-Fit time is CPU seconds (``time.process_time``; wall seconds are saved too),
-the median of 3 alternating repeats — except at 1M rows, where the two
-exact-split gradient boosters (boostlib and scikit-learn's GradientBoosting,
-minutes per fit on one core) run once.
+Saved per model, size and seed: the test accuracy and log loss. No timing is
+taken by ``run``: the benchmark ``peers_timing`` (``run_all.py peers_timing``,
+:func:`run_timing`) writes ``peers_timing.csv`` (CPU and wall seconds,
+alternating repeats, the load average before and after), to be run on a quiet
+machine.
 """
 
 from __future__ import annotations
@@ -28,32 +33,60 @@ from lightgbm import LGBMClassifier
 from sklearn.datasets import make_hastie_10_2
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 from sklearn.metrics import log_loss
+from sklearn.tree import DecisionTreeRegressor
 from xgboost import XGBClassifier
 
-from boostlib import BoostingClassifier
+from boostlib import BoostingClassifier, HistTreeRegressor
 
 NAME = "peers"
-SIZES = (10_000, 100_000, 1_000_000)
+SIZES = (10_000, 100_000)
+TIMING_SIZES = (10_000, 100_000, 1_000_000)
 N_TEST = 100_000
-EXACT = ("boostlib", "sklearn GradientBoosting", "XGBoost exact")  # no binning
+BINS = 255
 SETTINGS = {"n_estimators": 100, "learning_rate": 0.1, "random_state": 0}
+GRADIENT_SPLIT = ("boostlib, gradient split (TreeBoost)", "sklearn GradientBoosting")
+NOT_EQUAL = {
+    "sklearn GradientBoosting": "splits on the gradient (friedman_mse), never on the Newton"
+                                " gain; shown with boostlib's gradient split",
+    "sklearn HistGradientBoosting": "a child needs a Hessian sum of at least 1e-3"
+                                    " (min_hessian_to_split, not a parameter)",
+    "XGBoost exact": "refuses a split whose gain is below 1e-6 (kRtEps)",
+    "XGBoost hist": "refuses a split whose gain is below 1e-6 (kRtEps); its own quantile sketch",
+    "LightGBM": "grows leaf-wise (num_leaves=8 with max_depth=3 is the same tree when every"
+                " split has a gain); its own binning (min_data_in_bin=3)",
+    "all histogram methods": "each library places its 255 bin thresholds its own way",
+}
 
 
-def peers(n_samples):
-    """The competitors at equal settings (XGBoost exact only below 1M rows)."""
-    models = {
-        "boostlib": BoostingClassifier(loss="log_loss", **SETTINGS),
-        "sklearn GradientBoosting": GradientBoostingClassifier(max_depth=3, **SETTINGS),
+def peers(y_train):
+    """The competitors; ``y_train`` fixes XGBoost's start (the others start there by default)."""
+    newton = {"loss": "log_loss", "direction": "newton", "step": "constant", **SETTINGS}
+    return {
+        "boostlib, exact": BoostingClassifier(
+            learner=DecisionTreeRegressor(max_depth=3), **newton),
+        "XGBoost exact": XGBClassifier(
+            tree_method="exact", max_depth=3, reg_lambda=0.0, min_child_weight=0.0,
+            base_score=float(np.mean(y_train)), n_jobs=1, **SETTINGS),
+        "boostlib, histogram": BoostingClassifier(
+            learner=HistTreeRegressor(max_depth=3, max_bins=BINS, min_child_weight=0.0),
+            **newton),
+        "XGBoost hist": XGBClassifier(
+            tree_method="hist", max_bin=BINS, max_depth=3, reg_lambda=0.0, min_child_weight=0.0,
+            base_score=float(np.mean(y_train)), n_jobs=1, **SETTINGS),
         "sklearn HistGradientBoosting": HistGradientBoostingClassifier(
-            max_depth=3, max_iter=100, learning_rate=0.1, early_stopping=False, random_state=0),
-        "XGBoost hist": XGBClassifier(tree_method="hist", max_depth=3, n_jobs=1, **SETTINGS),
-        "XGBoost exact": XGBClassifier(tree_method="exact", max_depth=3, n_jobs=1, **SETTINGS),
-        "LightGBM": LGBMClassifier(num_leaves=8, max_depth=3, n_jobs=1, verbose=-1,
-                                   **SETTINGS),
+            max_depth=3, max_leaf_nodes=None, max_iter=100, learning_rate=0.1,
+            min_samples_leaf=1, l2_regularization=0.0, max_bins=BINS, early_stopping=False,
+            random_state=0),
+        "LightGBM": LGBMClassifier(
+            num_leaves=8, max_depth=3, min_child_samples=1, min_child_weight=0.0,
+            reg_lambda=0.0, max_bin=BINS, n_jobs=1, verbose=-1, **SETTINGS),
+        GRADIENT_SPLIT[0]: BoostingClassifier(loss="log_loss", **SETTINGS),
+        GRADIENT_SPLIT[1]: GradientBoostingClassifier(max_depth=3, **SETTINGS),
     }
-    if n_samples >= 1_000_000:
-        del models["XGBoost exact"]
-    return models
+
+
+def splits_of(name):
+    return "exact" if "exact" in name or name in GRADIENT_SPLIT else "histogram"
 
 
 def hastie(n_train, random_state=0):
@@ -65,46 +98,64 @@ def hastie(n_train, random_state=0):
 
 def run(quick=False):
     sizes = SIZES[:1] if quick else SIZES
+    seeds = harness.SPLITS[:1] if quick else harness.SPLITS
     rows = []
     for n in sizes:
-        X, y, X_test, y_test = hastie(n)
-        models = peers(n)
-        fits = {name: partial(m.fit, X, y) for name, m in models.items()}
-        repeat = 1 if quick else 3
-        if n >= 1_000_000:  # the exact-split boosters once, the others three times
-            runs = harness.alternating({k: f for k, f in fits.items() if k not in EXACT},
-                                       repeat=repeat)
-            runs.update(harness.alternating({k: f for k, f in fits.items() if k in EXACT},
-                                            repeat=1))
-        else:
-            runs = harness.alternating(fits, repeat=repeat)
-        for name, model in models.items():
-            proba = model.predict_proba(X_test)[:, 1]
-            rows.append({
-                "n_train": n, "library": name,
-                "splits": "exact" if name in EXACT else "histogram",
-                "test_accuracy": float(np.mean((proba > 0.5) == y_test)),
-                "test_log_loss": float(log_loss(y_test, proba)),
-                "fit_cpu_s": harness.median(runs[name]["seconds"]),
-                "fit_wall_s": harness.median(runs[name]["wall"]),
-                "repeats": len(runs[name]["seconds"]),
-            })
-            print(f"[peers] n={n} {name}: {rows[-1]['fit_cpu_s']:.2f} s CPU", flush=True)
+        for seed in seeds:
+            done = harness.resumed(NAME, f"{n}_{seed}")
+            if done is not None:
+                rows += done
+                continue
+            first = len(rows)
+            X, y, X_test, y_test = hastie(n, random_state=seed)
+            for name, model in peers(y).items():
+                proba = model.fit(X, y).predict_proba(X_test)[:, 1]
+                rows.append({"n_train": n, "seed": seed, "library": name,
+                             "splits": splits_of(name),
+                             "split_criterion": "gradient" if name in GRADIENT_SPLIT
+                             else "Newton gain",
+                             "test_accuracy": float(np.mean((proba > 0.5) == y_test)),
+                             "test_log_loss": float(log_loss(y_test, proba))})
+            harness.resumed(NAME, f"{n}_{seed}", rows[first:])
+            print(f"[peers] n={n} seed {seed} done", flush=True)
     return harness.write_csv(NAME, rows, notes=[
-        "make_hastie_10_2, n_train rows (random_state 0), test 100000 rows (random_state 12345);"
-        " depth 3, 100 stages, lr 0.1, one thread; fit_cpu_s = time.process_time, median of"
-        " 'repeats' alternating runs (1 for the exact-split boosters at 1M rows)",
-    ])
+        "make_hastie_10_2, n_train rows (random_state = seed), test 100000 rows (random_state"
+        " 12345); depth 3, 100 stages, lr 0.1, one thread; Newton-gain split, lambda 0,"
+        " min_child_weight 0, min leaf 1 row, 255 bins, wherever the library allows"
+        " (peers.NOT_EQUAL lists the rest); no timing"])
+
+
+def run_timing(quick=False):
+    """Fit seconds at ``TIMING_SIZES`` (seed 0), for a quiet machine: ``peers_timing.csv``."""
+    import os
+
+    sizes = TIMING_SIZES[:1] if quick else TIMING_SIZES
+    rows, load_before = [], os.getloadavg()[0]
+    for n in sizes:
+        X, y, _, _ = hastie(n)
+        models = peers(y)
+        slow = ("boostlib, exact", *GRADIENT_SPLIT) if n >= 1_000_000 else ()
+        runs = harness.alternating({k: partial(m.fit, X, y) for k, m in models.items()
+                                    if k not in slow}, repeat=1 if quick else 3)
+        runs.update(harness.alternating({k: partial(models[k].fit, X, y) for k in slow},
+                                        repeat=1))
+        for name in models:
+            cpu, wall = harness.median(runs[name]["seconds"]), harness.median(runs[name]["wall"])
+            rows.append({"n_train": n, "library": name, "splits": splits_of(name),
+                         "fit_cpu_s": cpu, "fit_wall_s": wall, "wall_over_cpu": wall / cpu,
+                         "repeats": len(runs[name]["seconds"])})
+    return harness.write_csv(f"{NAME}_timing", rows, notes=[
+        f"fit seconds, seed 0, one thread; load average before {load_before:.2f}, after"
+        f" {os.getloadavg()[0]:.2f}; a row with wall_over_cpu above 1.15 is not to be trusted"])
 
 
 def summary(frame):
-    table = frame.pivot_table(index=["library", "splits"], columns="n_train",
-                              values="fit_cpu_s", sort=False)
-    table.columns = [f"fit CPU s, n={c:,}" for c in table.columns]
-    quality = frame.pivot_table(index="library", columns="n_train", values="test_accuracy",
-                                sort=False)
-    quality.columns = [f"test accuracy, n={c:,}" for c in quality.columns]
-    both = table.reset_index().merge(quality.reset_index(), on="library")
-    return ("Peers at depth 3, 100 stages, learning rate 0.1, one thread; 100 000 test rows. "
-            "At 1M rows the exact-split boosters ran once, the others 3 times.\n\n"
-            + harness.markdown_table(both))
+    table = frame.groupby(["library", "n_train"], sort=False).agg(
+        test_accuracy=("test_accuracy", "mean"), accuracy_se=("test_accuracy", "sem"),
+        test_log_loss=("test_log_loss", "mean"), log_loss_se=("test_log_loss", "sem"),
+    ).reset_index()
+    return (f"Peers at equal settings over {frame['seed'].nunique()} training seeds (mean and"
+            " standard error); depth 3, 100 stages, learning rate 0.1, 100 000 test rows."
+            " Not equal: " + "; ".join(f"{k}: {v}" for k, v in NOT_EQUAL.items()) + ".\n\n"
+            + harness.markdown_table(table))
+

@@ -33,6 +33,7 @@ BENCHMARKS = {
     "notebooks": "(c) chapter execution times",
     "memory": "(d) peak memory of a 1M-row fit",
     "peers": "(e) peers at equal settings",
+    "peers_timing": "(e) peers' fit times (for a quiet machine)",
     "hist_trees": "(f) histogram trees against the histogram libraries (chapter 8)",
     "esl_10_2": "ESL Figure 10.2 (chapter 7)",
     "direction_step": "direction x step study (chapter 7)",

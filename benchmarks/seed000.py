@@ -42,7 +42,10 @@ SEED_TOL = 1e-3  # the seed stops when the *summed* training loss changes by les
 TARGET_OUTSIDE = 0.10
 
 
-STEPS = ("line_search", "newton")  # the seed's search, and Newton's method on ρ (same minimiser)
+# the seed's search, and Newton's method on ρ, which converges to the same ρ where
+# φ(ρ) = Σ L(y, F + ρu) has a finite minimiser (here at every stage: harness.CapWatch
+# counts no cap in these runs); where it has none, both stop at a cap
+STEPS = ("line_search", "newton")
 # CPU seconds spent in each part of the loop, accumulated over every fit
 STOPWATCH = {"learner_fit": 0.0, "learner_predict": 0.0, "step": 0.0}
 
@@ -128,8 +131,8 @@ def run(quick=False):
         })
     return harness.write_csv(NAME, rows, notes=[
         "seed 000: binomial_deviance, init=learner, lr 0.1, 100 depth-3 trees,"
-        " load_split('hastie', 0); step=line_search is the seed's, step=newton the same"
-        " minimiser by Newton's method on rho; cpu = time.process_time of fit, median over"
+        " load_split('hastie', 0); step=line_search is the seed's, step=newton Newton's method"
+        " on rho (the same minimiser where one exists); cpu = time.process_time of fit, median over"
         " alternating repeats; shares are of that time;"
         " seed_rule_stops_at = first stage with |change of summed loss| < 1e-3 (0: never)",
     ])

@@ -7,7 +7,7 @@ averaged over the trees and normalised (:func:`relative_influence`).
 **SHAP values** (Lundberg and Lee 2017; Lundberg et al. 2020): the Shapley
 value ``φ_ℓ(x)`` of feature ``ℓ`` in the game whose players are the ``d``
 features and whose value of a coalition ``S`` is the model's expected output
-when only ``x_S`` is known,
+when only ``x_S`` is known::
 
     φ_ℓ(x) = Σ_{S ⊆ {1…d} ∖ {ℓ}} |S|! (d − |S| − 1)! / d! · (v(S ∪ {ℓ}) − v(S)),
 
@@ -327,8 +327,8 @@ def _outputs_2d(model):
 def shap_values(model, X):
     r"""SHAP values of a boosted model of trees: ``φ`` and the base value ``E[F]``.
 
-    ``model`` is a fitted :class:`~boostlib.BoostingRegressor` or
-    :class:`~boostlib.BoostingClassifier` whose learners are trees
+    ``model`` is a fitted :class:`~boostlib.boosting.BoostingRegressor` or
+    :class:`~boostlib.boosting.BoostingClassifier` whose learners are trees
     (scikit-learn's or :class:`~boostlib.trees.HistTreeRegressor`). The values
     explain the raw output ``F`` (``predict`` of a regressor,
     ``decision_function`` of a classifier: the log-odds, not the probability)
