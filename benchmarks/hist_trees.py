@@ -3,8 +3,10 @@
 **Peers.** ``make_classification`` with 28 features (14 informative; the shape
 of the Higgs data) at 10k, 100k, 1M and 10M training rows, and the same
 100 000 test rows for every size (one pool of rows, :func:`make_pool`).
-Every library is single-threaded, grows depth-3 trees depth-wise, 100
-stages, learning rate 0.1, 255 bins, no L2 penalty, no early stopping:
+Every library grows depth-3 trees depth-wise, 100 stages, learning rate 0.1,
+255 bins, no L2 penalty, no early stopping, on one thread (``hist_trees.csv``)
+and on 1, 2, 4, … up to every core of the machine (``hist_trees_threads.csv``,
+1M and 10M rows):
 
 * boostlib ``BoostingClassifier(direction="newton", step="constant",
   learner=HistTreeRegressor(max_depth=3))``: XGBoost's tree, fitted in the one loop;
@@ -15,15 +17,27 @@ stages, learning rate 0.1, 255 bins, no L2 penalty, no early stopping:
 
 Each fit runs in a fresh subprocess that loads the data from a ``.npy`` file,
 warms up on 1000 rows (numba compiles, or loads its cache, there), resets the
-peak resident set size (``/proc/self/clear_refs``) and fits: CPU seconds
-(``time.process_time``), wall seconds and the peak extra memory (``VmHWM``
-minus the resident size before the fit). The libraries take turns, A, B, C,
-D, A, B, …: 3 rounds up to 1M rows, 1 at 10M; the median is reported.
+peak resident set size (``/proc/self/clear_refs``) and fits: CPU seconds of
+every thread (``time.process_time``), wall seconds, the peak extra memory
+(``VmHWM`` minus the resident size before the fit) and the 1-minute load
+average before and after. The libraries take turns, A, B, C, D, A, B, …: 3
+rounds up to 1M rows, 1 at 10M; the median is reported. A thread count is
+set in the subprocess before any library starts its threads
+(``OMP_NUM_THREADS``, which HistGradientBoosting reads, and ``n_jobs``).
+On one thread, wall seconds above 1.15 × CPU seconds mean the process waited
+for a core: such a row is flagged ``contended`` (the machine was not quiet).
+
+**Where the time goes** (``hist_trees_profile.csv``): boostlib's fit at 1M
+rows, on one thread and on every core, with a clock around each kernel the
+grower calls: histograms (built from rows, and by subtraction), the split
+scan, the partition, the rest of the grower, and for comparison the walk of
+every training row down the tree (prediction), which the fit itself avoids.
 
 **Compilation.** numba compiles boostlib's kernels on first use and caches
 them on disk (``cache=True``). Two fresh processes, the first with an empty
 cache directory (``NUMBA_CACHE_DIR``) and the second reusing it, import
-boostlib and fit a tiny model: the difference is the one-off compile cost.
+boostlib and fit small models that call every kernel (the parallel partition
+too, on every core): the difference is the one-off compile cost.
 
 **Seed 000** (chapter 4's experiment: binomial deviance, a first tree fitted
 to ``y`` taken as it is, line search, 100 depth-3 trees, ``load_split("hastie")``)
@@ -45,21 +59,43 @@ import numpy as np
 
 NAME = "hist_trees"
 SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
+THREAD_SIZES = (1_000_000, 10_000_000)  # the all-cores comparison
+PROFILE_SIZE = 1_000_000
 N_TEST = 100_000
 N_FEATURES = 28
 LIBRARIES = ("boostlib HistTree", "sklearn HistGradientBoosting", "XGBoost hist", "LightGBM")
 SETTINGS = {"n_estimators": 100, "learning_rate": 0.1}
 DATA = Path(__file__).resolve().parents[1] / ".cache" / "bench_data"
 VARIANTS = {"gbm": "gradient", "nbm_1": "newton_raphson", "nbm_2": "newton_unweighted"}
+CONTENDED = 1.15  # one thread: wall above this many CPU seconds means it waited for a core
 
 
-def model(library):
-    """The competitor ``library`` at the shared settings."""
+def cores():
+    """The cores this process may run on (numba's and HistGradientBoosting's default)."""
+    return len(os.sched_getaffinity(0))
+
+
+def thread_counts():
+    """1, 2, 4, … and every core: the thread counts of the all-cores comparison."""
+    counts, k = [], 1
+    while k < cores():
+        counts.append(k)
+        k *= 2
+    return counts + [cores()]
+
+
+def model(library, threads=1):
+    """The competitor ``library`` at the shared settings, on ``threads`` threads.
+
+    HistGradientBoosting takes its thread count from ``OMP_NUM_THREADS``, which
+    :func:`set_threads` sets before scikit-learn starts its OpenMP runtime.
+    """
     if library == "boostlib HistTree":
         from boostlib import BoostingClassifier, HistTreeRegressor
 
         return BoostingClassifier(direction="newton", step="constant",
-                                  learner=HistTreeRegressor(max_depth=3, random_state=0),
+                                  learner=HistTreeRegressor(max_depth=3, random_state=0,
+                                                            n_jobs=threads),
                                   random_state=0, **SETTINGS)
     if library == "sklearn HistGradientBoosting":
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -72,13 +108,20 @@ def model(library):
         from xgboost import XGBClassifier
 
         return XGBClassifier(tree_method="hist", max_depth=3, max_bin=256, reg_lambda=0.0,
-                             n_jobs=1, random_state=0, **SETTINGS)
+                             n_jobs=threads, random_state=0, **SETTINGS)
     if library == "LightGBM":
         from lightgbm import LGBMClassifier
 
         return LGBMClassifier(num_leaves=8, max_depth=3, max_bin=255, reg_lambda=0.0,
-                              n_jobs=1, verbose=-1, random_state=0, **SETTINGS)
+                              n_jobs=threads, verbose=-1, random_state=0, **SETTINGS)
     raise ValueError(f"unknown library {library!r}")
+
+
+def set_threads(threads):
+    """OpenMP (scikit-learn, XGBoost, LightGBM) on ``threads`` threads, BLAS on one; call
+    before scikit-learn is imported."""
+    harness.single_threaded()
+    os.environ["OMP_NUM_THREADS"] = str(threads)
 
 
 def pool_path():
@@ -118,26 +161,30 @@ def _status(key):
     raise KeyError(key)
 
 
-def measure(library, n_train):
-    """In this process: fit ``library`` on ``n_train`` rows; CPU, wall, peak memory, test loss."""
+def measure(library, n_train, threads=1):
+    """In this process: fit ``library`` on ``n_train`` rows; CPU, wall, peak memory, load,
+    test loss."""
     import time
 
     from sklearn.metrics import log_loss
 
     X, y, X_test, y_test = load(n_train)
-    model(library).fit(X[:1000], y[:1000])  # warm-up: numba compiles or loads its cache
-    estimator = model(library)
+    model(library, threads).fit(X[:1000], y[:1000])  # warm-up: numba compiles or loads its cache
+    estimator = model(library, threads)
     with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
         clear.write("5")  # the peak resident size starts again from the current size
     before = _status("VmRSS")
+    load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     estimator.fit(X, y)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    load_after = os.getloadavg()[0]
     extra = _status("VmHWM") - before
     proba = estimator.predict_proba(X_test)[:, 1]
     return {"fit_cpu_s": cpu, "fit_wall_s": wall, "peak_extra_mb": extra / 2**20,
             "x_mb": X.nbytes / 2**20, "test_log_loss": float(log_loss(y_test, proba)),
-            "test_accuracy": float(np.mean((proba > 0.5) == y_test))}
+            "test_accuracy": float(np.mean((proba > 0.5) == y_test)),
+            "load_before": load_before, "load_after": load_after}
 
 
 def _in_subprocess(*args, env=None):
@@ -147,21 +194,52 @@ def _in_subprocess(*args, env=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def compare(sizes, threads, repeat):
+    """Every library at every size and thread count, each fit in its own process, the
+    libraries (and thread counts) taking turns; medians over ``repeat`` rounds."""
+    rows = []
+    for n in sizes:
+        rounds = 1 if n >= 10_000_000 else repeat
+        runs = {(library, k): [] for k in threads for library in LIBRARIES}
+        for _ in range(rounds):
+            for library, k in runs:
+                runs[library, k].append(_in_subprocess("--measure", library, n, k))
+                print(f"[{NAME}] n={n} {library} threads={k}: "
+                      f"{runs[library, k][-1]['fit_wall_s']:.2f} s wall", flush=True)
+        for (library, k), results in runs.items():
+            row = {"n_train": n, "library": library, "threads": k, "repeats": rounds}
+            for key in results[0]:
+                row[key] = float(np.median([r[key] for r in results]))
+            row["wall_over_cpu"] = row["fit_wall_s"] / row["fit_cpu_s"]
+            row["contended"] = bool(k == 1 and any(r["fit_wall_s"] > CONTENDED * r["fit_cpu_s"]
+                                                   for r in results))
+            rows.append(row)
+    return rows
+
+
 def compile_times():
-    """CPU seconds of import + a tiny fit, with an empty numba cache and then with it filled."""
+    """CPU and wall seconds of import + small fits, with an empty numba cache and then
+    with it filled (every core: what a reader's first chapter pays)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env.pop("OMP_NUM_THREADS", None)
         first = _in_subprocess("--tiny", env=env)
         second = _in_subprocess("--tiny", env=env)
-    return {"first_process_s": first["cpu_s"], "cached_process_s": second["cpu_s"]}
+    return {"first_process_s": first["cpu_s"], "cached_process_s": second["cpu_s"],
+            "first_process_wall_s": first["wall_s"], "cached_process_wall_s": second["wall_s"],
+            "threads": first["threads"]}
 
 
 def tiny():
-    """Import boostlib and fit one small histogram-tree model: what a chapter's first cell pays."""
+    """Import boostlib and fit small histogram-tree models that call every kernel:
+    what a chapter's first cell pays."""
     import time
 
-    start = time.process_time()
+    start, wall = time.process_time(), time.perf_counter()
+    import numba
+
     from boostlib import BoostingClassifier, HistTreeRegressor
+    from boostlib.trees.grower import PARALLEL_PARTITION_ROWS
 
     rng = np.random.RandomState(0)
     X = rng.randn(500, 5)
@@ -170,7 +248,89 @@ def tiny():
     for max_leaf_nodes in (None, 6):
         BoostingClassifier(learner=HistTreeRegressor(max_leaf_nodes=max_leaf_nodes),
                            n_estimators=3).fit(X, y).predict(X)
-    return {"cpu_s": time.process_time() - start}
+    # enough rows that two threads partition a chunk each, raw values predicted
+    n = 2 * PARALLEL_PARTITION_ROWS
+    X = rng.randn(n, 5)
+    HistTreeRegressor(max_depth=2).fit(X, X[:, 0] > 0).predict(X)
+    return {"cpu_s": time.process_time() - start, "wall_s": time.perf_counter() - wall,
+            "threads": numba.config.NUMBA_NUM_THREADS}
+
+
+def profile(n_train, threads, n_estimators=20):
+    """Where boostlib's fit spends its time: a clock around each kernel the grower calls.
+
+    Seconds per tree (the mean over ``n_estimators`` stages after a warm-up fit) for the
+    histograms built from rows, those made by subtraction, the split scan, the
+    partition and the rest of the grower's work; and for comparison the walk of every
+    training row down each tree (what ``fit_predict`` avoids), the binning (once per
+    fit) and the loop's own work around the trees (loss, gradient, Hessian, F).
+    """
+    import time
+
+    from boostlib import BoostingClassifier, HistTreeRegressor
+    from boostlib.trees import grower
+
+    X, y, _, _ = load(n_train)
+    clocks = {}
+
+    def clocked(phase, kernel):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            result = kernel(*args, **kwargs)
+            clocks[phase] = clocks.get(phase, 0.0) + time.perf_counter() - start
+            return result
+        return run
+
+    originals = {name: getattr(grower, name) for name in
+                 ("build_root_histogram", "build_histogram", "subtract", "best_split",
+                  "partition")}
+    phases = {"build_root_histogram": "histograms from rows",
+              "build_histogram": "histograms from rows", "subtract": "histograms by subtraction",
+              "best_split": "split scan", "partition": "partition"}
+    for name, kernel in originals.items():
+        setattr(grower, name, clocked(phases[name], kernel))
+    fit_predict, bin_ = HistTreeRegressor.fit_predict, HistTreeRegressor.bin
+    HistTreeRegressor.fit_predict = clocked("tree", fit_predict)
+    HistTreeRegressor.bin = clocked("binning (once per fit)", bin_)
+    try:
+        def fit():
+            return BoostingClassifier(
+                direction="newton", step="constant", random_state=0,
+                n_estimators=n_estimators, learning_rate=0.1,
+                learner=HistTreeRegressor(max_depth=3, random_state=0, n_jobs=threads),
+            ).fit(X, y)
+
+        fit()  # warm-up
+        clocks.clear()
+        start = time.perf_counter()
+        fitted = fit()
+        total = time.perf_counter() - start
+    finally:
+        for name, kernel in originals.items():
+            setattr(grower, name, kernel)
+        HistTreeRegressor.fit_predict, HistTreeRegressor.bin = fit_predict, bin_
+    binned = fitted.binner_.transform(X)
+    start = time.perf_counter()
+    for tree in fitted.estimators_:
+        tree.predict(binned)
+    walk = (time.perf_counter() - start) / n_estimators
+    per_tree = {phase: clocks.get(phase, 0.0) / n_estimators for phase in
+                ("histograms from rows", "histograms by subtraction", "split scan",
+                 "partition")}
+    tree = clocks["tree"] / n_estimators
+    per_tree["rest of the tree (grower, checks)"] = tree - sum(per_tree.values())
+    rows = [{"part": "tree", "phase": phase, "seconds_per_tree": seconds,
+             "share_of_tree": seconds / tree} for phase, seconds in per_tree.items()]
+    rows.append({"part": "for comparison", "phase": "prediction (every training row walked)",
+                 "seconds_per_tree": walk, "share_of_tree": walk / tree})
+    outside = total - clocks["tree"] - clocks["binning (once per fit)"]
+    rows += [{"part": "fit", "phase": "binning (once per fit)",
+              "seconds_per_tree": clocks["binning (once per fit)"] / n_estimators,
+              "share_of_tree": clocks["binning (once per fit)"] / n_estimators / tree},
+             {"part": "fit", "phase": "loop around the trees (loss, g, h, F)",
+              "seconds_per_tree": outside / n_estimators,
+              "share_of_tree": outside / n_estimators / tree}]
+    return [dict(row, n_train=n_train, threads=threads, stages=n_estimators) for row in rows]
 
 
 def seed000(repeat=3):
@@ -182,7 +342,7 @@ def seed000(repeat=3):
 
     data = load_split("hastie", random_state=0)
     learners = {"exact (DecisionTreeRegressor)": DecisionTreeRegressor(max_depth=3),
-                "histogram (HistTreeRegressor)": HistTreeRegressor(max_depth=3)}
+                "histogram (HistTreeRegressor)": HistTreeRegressor(max_depth=3, n_jobs=1)}
 
     def fit(direction, learner):
         return lambda: BoostingClassifier(
@@ -204,36 +364,41 @@ def seed000(repeat=3):
 
 def run(quick=False):
     sizes = SIZES[:2] if quick else SIZES
-    rows = []
-    make_pool(max(sizes))
-    for n in sizes:
-        repeat = 1 if quick or n >= 10_000_000 else 3
-        runs = {library: [] for library in LIBRARIES}
-        for _ in range(repeat):
-            for library in LIBRARIES:
-                runs[library].append(_in_subprocess("--measure", library, n))
-                print(f"[{NAME}] n={n} {library}: {runs[library][-1]['fit_cpu_s']:.2f} s CPU",
-                      flush=True)
-        for library, results in runs.items():
-            row = {"n_train": n, "library": library, "repeats": repeat}
-            for key in results[0]:
-                row[key] = float(np.median([r[key] for r in results]))
-            rows.append(row)
+    thread_sizes = sizes[-1:] if quick else THREAD_SIZES
+    make_pool(max(sizes + thread_sizes))
+    repeat = 1 if quick else 3
+    one_thread = compare(sizes, [1], repeat)
+    every_core = compare(thread_sizes, thread_counts(), repeat)
     note = ("make_classification, 28 features (14 informative), random_state 0: the first"
             " n_train rows for training, the same last 100000 rows for testing; depth 3"
-            " depth-wise, 100 stages, lr 0.1, 255 bins, no L2, one thread; every fit in a"
-            " fresh process after a warm-up fit;"
-            " fit_cpu_s = time.process_time, peak_extra_mb = VmHWM after reset - VmRSS before;"
-            " medians over 'repeats' alternating rounds")
-    harness.write_csv(NAME, rows, notes=[note])
+            " depth-wise, 100 stages, lr 0.1, 255 bins, no L2; every fit in a fresh process"
+            " after a warm-up fit, libraries alternating; fit_cpu_s = time.process_time (every"
+            " thread), fit_wall_s = time.perf_counter, peak_extra_mb = VmHWM after reset -"
+            " VmRSS before, load_before/after = 1-minute load average; medians over"
+            " 'repeats' rounds; contended: on one thread some round's wall exceeded"
+            f" {CONTENDED} x its CPU")
+    harness.write_csv(NAME, one_thread, notes=[note + "; one thread"])
+    harness.write_csv(f"{NAME}_threads", every_core, notes=[
+        note + f"; threads 1, 2, 4, ... and every core ({cores()}): OMP_NUM_THREADS and n_jobs"
+        " (HistGradientBoosting reads OMP_NUM_THREADS)"])
     harness.write_csv(f"{NAME}_compile", [compile_times()], notes=[
-        "CPU seconds of a fresh process importing boostlib and fitting a tiny model with"
-        " histogram trees: first with an empty NUMBA_CACHE_DIR, then reusing it"])
+        "CPU and wall seconds of a fresh process importing boostlib and fitting small models"
+        " that call every kernel, on every core: first with an empty NUMBA_CACHE_DIR, then"
+        " reusing it"])
+    profile_size = thread_sizes[0] if quick else PROFILE_SIZE
+    harness.write_csv(f"{NAME}_profile", [
+        row for k in sorted({1, cores()})
+        for row in _in_subprocess("--profile", profile_size, k)], notes=[
+        "boostlib's fit (newton, constant step, depth-3 HistTreeRegressor, lr 0.1) on the"
+        " first n_train rows of the pool, after a warm-up fit, each thread count in its own"
+        " process: wall seconds per tree (mean over 'stages' stages) inside each kernel the"
+        " grower calls; prediction = tree.predict of every training row (binned), which"
+        " fit_predict avoids; binning and the loop around the trees per stage of the fit"])
     harness.write_csv(f"{NAME}_seed000", seed000(repeat=1 if quick else 3), notes=[
         "seed 000: binomial_deviance, init=learner, init_step=constant, line search, lr 0.1,"
-        " 100 depth-3 trees, load_split('hastie', 0); cpu_s = time.process_time of fit,"
-        " median of alternating repeats after a warm-up"])
-    return rows
+        " 100 depth-3 trees (n_jobs=1), load_split('hastie', 0); cpu_s = time.process_time"
+        " of fit, median of alternating repeats after a warm-up"])
+    return one_thread
 
 
 def ratios(frame):
@@ -246,19 +411,47 @@ def ratios(frame):
     return out
 
 
+def scaling(frame):
+    """Per library and size: wall seconds on every thread count, the speed-up over one
+    thread, and the wall time as a multiple of HistGradientBoosting's on as many threads."""
+    one = frame[frame.threads == 1][["library", "n_train", "fit_wall_s"]].rename(
+        columns={"fit_wall_s": "one_thread_wall_s"})
+    hgb = frame[frame.library == "sklearn HistGradientBoosting"][
+        ["n_train", "threads", "fit_wall_s"]].rename(columns={"fit_wall_s": "hgb_wall_s"})
+    out = frame.merge(one, on=["library", "n_train"], how="left").merge(
+        hgb, on=["n_train", "threads"], how="left")
+    out["speed_up"] = out.one_thread_wall_s / out.fit_wall_s
+    out["wall_vs_hgb"] = out.fit_wall_s / out.hgb_wall_s
+    return out.drop(columns=["one_thread_wall_s", "hgb_wall_s"])
+
+
 def summary(frame):
-    table = ratios(frame)[["n_train", "library", "fit_cpu_s", "cpu_vs_hgb", "peak_extra_mb",
-                           "memory_vs_X", "test_log_loss", "log_loss_vs_hgb", "repeats"]]
+    table = ratios(frame)
+    columns = ["n_train", "library", "fit_cpu_s", "cpu_vs_hgb", "peak_extra_mb", "memory_vs_X",
+               "test_log_loss", "log_loss_vs_hgb", "repeats"]
+    columns += [c for c in ("wall_over_cpu", "contended") if c in table]
     parts = ["Histogram trees, 28 features, depth 3, 100 stages, 255 bins, one thread; "
              "fit CPU seconds and their ratio to scikit-learn's HistGradientBoosting, peak "
              "extra memory (MB and as a multiple of X), test log loss and its relative "
-             "difference from HistGradientBoosting's.", "", harness.markdown_table(table)]
+             "difference from HistGradientBoosting's, wall over CPU (contended: above "
+             f"{CONTENDED}).", "", harness.markdown_table(table[columns])]
+    threads = harness.read_csv(f"{NAME}_threads")
+    if threads is not None:
+        parts += ["", "Every core: wall seconds, the speed-up over one thread and the wall "
+                  "time over HistGradientBoosting's on as many threads:", "",
+                  harness.markdown_table(scaling(threads)[
+                      ["n_train", "library", "threads", "fit_wall_s", "fit_cpu_s", "speed_up",
+                       "wall_vs_hgb", "peak_extra_mb", "load_before", "load_after"]])]
     compile_ = harness.read_csv(f"{NAME}_compile")
     if compile_ is not None:
         parts += ["", "numba compilation (CPU seconds of a fresh process that imports boostlib "
-                  "and fits a tiny model): empty cache "
+                  "and fits small models): empty cache "
                   f"{compile_.first_process_s[0]:.1f} s, cache filled "
                   f"{compile_.cached_process_s[0]:.1f} s."]
+    profile_ = harness.read_csv(f"{NAME}_profile")
+    if profile_ is not None:
+        parts += ["", "Where boostlib's fit spends its time (seconds per tree):", "",
+                  harness.markdown_table(profile_)]
     seed = harness.read_csv(f"{NAME}_seed000")
     if seed is not None:
         parts += ["", "Seed 000's experiment with the exact and the histogram tree (CPU "
@@ -267,8 +460,11 @@ def summary(frame):
 
 
 if __name__ == "__main__":
-    harness.single_threaded()
     if sys.argv[1] == "--measure":
-        print(json.dumps(measure(sys.argv[2], int(sys.argv[3]))))
+        set_threads(int(sys.argv[4]))
+        print(json.dumps(measure(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
+    elif sys.argv[1] == "--profile":
+        set_threads(int(sys.argv[3]))
+        print(json.dumps(profile(int(sys.argv[2]), int(sys.argv[3]))))
     elif sys.argv[1] == "--tiny":
         print(json.dumps(tiny()))

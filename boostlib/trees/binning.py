@@ -29,12 +29,14 @@ then reads one contiguous row of bytes.
 from __future__ import annotations
 
 import copy
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads, njit, prange
 from sklearn.utils import check_random_state
 
-__all__ = ["SUBSAMPLE", "BinnedX", "Binner", "binning_seed", "find_thresholds", "map_to_bins"]
+__all__ = ["N_CELLS", "SUBSAMPLE", "BinnedX", "Binner", "binning_seed", "find_thresholds",
+           "map_to_bins"]
 
 # Rows used to place the quantile thresholds (scikit-learn's choice too).
 SUBSAMPLE = 200_000
@@ -63,32 +65,84 @@ def find_thresholds(values, max_bins):
     Midpoints between distinct values when there are at most ``max_bins`` of
     them, otherwise the midpoint-interpolated ``s/max_bins`` percentiles (``s = 1 … max_bins − 1``).
     """
-    distinct = np.unique(values)
+    ordered = np.sort(values)  # sorted once: the distinct values, and a quick percentile
+    first = np.empty(len(ordered), dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
     if len(distinct) <= max_bins:
         return (distinct[:-1] + distinct[1:]) * 0.5
     percentiles = np.linspace(0, 100, max_bins + 1)[1:-1]
-    return np.unique(np.percentile(values, percentiles, method="midpoint"))
+    return np.unique(np.percentile(ordered, percentiles, method="midpoint"))
+
+
+# Equal cells per feature between its first and last threshold, for map_to_bins: with 4096,
+# a cell holds no threshold or one nearly always (on the benchmark's 28 features, 1M rows:
+# ten times faster than the binary search over all 254 thresholds alone)
+N_CELLS = 4096
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cell(x, low, scale, n_cells):
+    """The cell of ``x``, ``⌊(x − low) · scale⌋`` held within ``0 … n_cells − 1``.
+
+    Never decreasing in ``x``, rounding included: a threshold in an earlier cell
+    than ``x`` is below ``x``, one in a later cell above it.
+    """
+    v = (x - low) * scale
+    if not v >= 1.0:  # below the first cell's end, −inf, or scale 0 times inf
+        return 0
+    if v >= n_cells - 1:
+        return n_cells - 1
+    return int(v)
 
 
 @njit(cache=True, nogil=True)
+def _cell_starts(thresholds, n_thresholds, n_cells):
+    """Per feature: ``low``, ``scale`` and ``starts[c]``, the number of thresholds in the
+    cells before ``c`` (``scale = 0``, one cell, for fewer than two thresholds)."""
+    n_features = thresholds.shape[0]
+    lows, scales = np.zeros(n_features), np.zeros(n_features)
+    starts = np.zeros((n_features, n_cells + 1), dtype=np.int32)
+    for j in range(n_features):
+        n = n_thresholds[j]
+        if n >= 2:
+            width = thresholds[j, n - 1] - thresholds[j, 0]
+            scale = n_cells / width if width > 0 else 0.0
+            if scale < np.inf:
+                lows[j], scales[j] = thresholds[j, 0], scale
+        for k in range(n):
+            starts[j, _cell(thresholds[j, k], lows[j], scales[j], n_cells) + 1] += 1
+        for c in range(n_cells):
+            starts[j, c + 1] += starts[j, c]
+    return lows, scales, starts
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def map_to_bins(X, thresholds, n_thresholds, missing_bin, bins):
     """``bins[j, i] = s(x_ij) = #{s′ : θ_js′ < x_ij}`` by binary search; NaN to ``missing_bin``.
 
     ``thresholds`` (n_features, max_bins − 1) holds feature ``j``'s in its first
-    ``n_thresholds[j]`` entries. ``X`` is read row by row, as it is stored.
+    ``n_thresholds[j]`` entries. The thresholds below ``x``'s cell (:func:`_cell`)
+    are counted by a table; the search runs over those in the cell only. ``X``
+    is read row by row, as it is stored, and the rows are shared out among the
+    threads (each row's bins are its own).
     """
+    lows, scales, starts = _cell_starts(thresholds, n_thresholds, N_CELLS)
     n_samples, n_features = X.shape
-    for i in range(n_samples):
+    for i in prange(n_samples):
         for j in range(n_features):
             x = X[i, j]
             if np.isnan(x):
                 bins[j, i] = missing_bin
                 continue
-            # the first k with x <= t_jk; branch-free halving (no mispredicted jumps)
-            base, length = 0, n_thresholds[j]
+            cell = _cell(x, lows[j], scales[j], N_CELLS)
+            base = starts[j, cell]
+            length = starts[j, cell + 1] - base
             if length == 0:
-                bins[j, i] = 0
+                bins[j, i] = base
                 continue
+            # the first k with x <= t_jk; branch-free halving (no mispredicted jumps)
             while length > 1:
                 half = length // 2
                 base += half * (thresholds[j, base + half] < x)
@@ -147,10 +201,14 @@ class Binner:
         if len(X) > SUBSAMPLE:
             rng = check_random_state(self.random_state)
             X = X[np.sort(rng.choice(len(X), SUBSAMPLE, replace=False))]
-        self.thresholds_ = []
-        for j in range(X.shape[1]):
+        def thresholds(j):
             column = X[:, j]
-            self.thresholds_.append(find_thresholds(column[~np.isnan(column)], self.max_bins))
+            return find_thresholds(column[~np.isnan(column)], self.max_bins)
+
+        # one feature per task, on as many threads as the kernels use (numpy's sort
+        # and partition release the GIL); each feature's thresholds are its own
+        with ThreadPoolExecutor(max_workers=get_num_threads()) as pool:
+            self.thresholds_ = list(pool.map(thresholds, range(X.shape[1])))
         self.n_bins_ = np.array([len(t) + 1 for t in self.thresholds_], dtype=np.intp)
         return self
 

@@ -29,7 +29,8 @@ from sklearn.utils.validation import (
 
 from .binning import BinnedX, Binner
 from .grower import grow
-from .predictor import Tree
+from .predictor import Tree, values_of_rows
+from .threads import effective_n_threads, using_threads
 
 __all__ = ["HistTreeRegressor"]
 
@@ -42,13 +43,22 @@ def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _is_auto(value):
+    return isinstance(value, str) and value == "auto"
+
+
 class HistTreeRegressor(RegressorMixin, BaseEstimator):
     """A regression tree on binned features with an L2 penalty on its leaf values.
 
     Parameters
     ----------
-    max_depth : int or None, default=3
-        The deepest a leaf may be; None for no limit.
+    max_depth : int, None or "auto", default="auto"
+        The deepest a leaf may be; None for no limit. ``"auto"``: 3 when the
+        tree grows depth-wise, no limit when ``max_leaf_nodes`` is set, so that
+        ``max_leaf_nodes`` alone sets the size of a best-first tree, as in
+        scikit-learn's trees (``HistTreeRegressor(max_leaf_nodes=31)`` grows 31
+        leaves). Both set: both limits hold, and a budget above ``2**max_depth``
+        leaves cannot be reached.
     max_leaf_nodes : int or None, default=None
         None: grow depth-wise (XGBoost). An integer ≥ 2: grow best-first, the
         leaf with the largest gain next, up to this many leaves (LightGBM).
@@ -69,6 +79,11 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         the same int, the same bins. Inside a boosting estimator the
         estimator's ``random_state`` decides instead
         (:func:`~boostlib.trees.binning.binning_seed`).
+    n_jobs : int or None, default=None
+        Threads for ``fit``, ``predict`` and ``bin``: None every core (as
+        scikit-learn's HistGradientBoosting), a positive integer that many, −1
+        every core and −2 all but one (:mod:`~boostlib.trees.threads`). The
+        fitted tree is the same, to the last bit, on any number of threads.
 
     Attributes
     ----------
@@ -80,9 +95,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         Number of features seen in :meth:`fit`.
     """
 
-    def __init__(self, max_depth=3, max_leaf_nodes=None, max_bins=255, min_samples_leaf=1,
+    def __init__(self, max_depth="auto", max_leaf_nodes=None, max_bins=255, min_samples_leaf=1,
                  min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0,
-                 random_state=None):
+                 random_state=None, n_jobs=None):
         self.max_depth = max_depth
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -91,6 +106,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         self.l2_regularization = l2_regularization
         self.min_split_gain = min_split_gain
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -99,8 +115,12 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def _check_params(self):
         """``ValueError`` naming the parameter at fault; nothing is clipped silently."""
-        if self.max_depth is not None and (not _is_int(self.max_depth) or self.max_depth < 1):
-            raise ValueError(f"max_depth must be None or an integer >= 1, got {self.max_depth!r}")
+        if not _is_auto(self.max_depth) and self.max_depth is not None and (
+            not _is_int(self.max_depth) or self.max_depth < 1
+        ):
+            raise ValueError(
+                f"max_depth must be None, 'auto' or an integer >= 1, got {self.max_depth!r}"
+            )
         if self.max_leaf_nodes is not None and (
             not _is_int(self.max_leaf_nodes) or self.max_leaf_nodes < 2
         ):
@@ -117,6 +137,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             value = getattr(self, name)
             if not _is_real(value) or not 0 <= value < np.inf:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        effective_n_threads(self.n_jobs)  # a ValueError naming n_jobs
+
+    def _max_depth(self):
+        """``max_depth`` with ``"auto"`` resolved: 3 depth-wise, no limit best-first."""
+        if _is_auto(self.max_depth):
+            return 3 if self.max_leaf_nodes is None else None
+        return self.max_depth
 
     def bin(self, X, sample_weight=None, seed=None):
         """``X`` binned for this tree's settings: a :class:`BinnedX` its copies can be fitted to.
@@ -129,12 +156,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         self._check_params()
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X")
         random_state = self.random_state if seed is None else seed
-        binner = Binner(self.max_bins, random_state).fit(X, sample_weight)
-        return binner.transform(X)
+        with using_threads(self.n_jobs):
+            return Binner(self.max_bins, random_state).fit(X, sample_weight).transform(X)
 
     def fit(self, X, y, sample_weight=None):
         """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
-        self._grow(X, y, sample_weight)
+        with using_threads(self.n_jobs):
+            self._grow(X, y, sample_weight)
         return self
 
     def fit_predict(self, X, y, sample_weight=None):
@@ -144,13 +172,16 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         known without walking the tree; the boosting loop calls this every stage.
         Rows of zero weight take no part in the partition and are walked.
         """
-        nodes, rows = self._grow(X, y, sample_weight)
+        with using_threads(self.n_jobs):
+            nodes, rows = self._grow(X, y, sample_weight)
         if len(rows) != len(X):
             return self.predict(X)
+        leaves = [k for k, node in enumerate(nodes) if node.left == -1]
         u = np.empty(len(X))
-        for k, node in enumerate(nodes):
-            if node.left == -1:
-                u[rows[node.start:node.stop]] = self.tree_.value[k, 0, 0]
+        with using_threads(self.n_jobs):
+            values_of_rows(rows, np.array([nodes[k].start for k in leaves]),
+                           np.array([nodes[k].stop for k in leaves]),
+                           self.tree_.value[leaves, 0, 0], u)
         return u
 
     def _grow(self, X, y, sample_weight):
@@ -187,7 +218,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                                              dtype=np.float64, ensure_non_negative=True)
         if binned is None:
             binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
-        nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self.max_depth,
+        nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self._max_depth(),
                            max_leaf_nodes=self.max_leaf_nodes,
                            min_samples_leaf=self.min_samples_leaf,
                            min_child_weight=self.min_child_weight,
@@ -212,12 +243,14 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
     def apply(self, X):
         """The index of the leaf each row of ``X`` (or a :class:`BinnedX`) lands in."""
         X = self._validated_X(X)
-        return self.tree_.apply(X)
+        with using_threads(self.n_jobs):
+            return self.tree_.apply(X)
 
     def predict(self, X):
         """``f(x)``: the value of the leaf each row lands in."""
         X = self._validated_X(X)
-        return self.tree_.predict(X)
+        with using_threads(self.n_jobs):
+            return self.tree_.predict(X)
 
     def get_n_leaves(self):
         check_is_fitted(self)

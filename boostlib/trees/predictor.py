@@ -12,18 +12,18 @@ any tree's leaves.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["Tree", "apply_binned", "apply_raw"]
+__all__ = ["Tree", "apply_binned", "apply_raw", "values_of_rows"]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def apply_binned(bins, feature, bin_threshold, missing_left, children_left, children_right,
                  missing_bin):
     """The leaf of every column of ``bins`` (n_features, n_samples), uint8."""
     n_samples = bins.shape[1]
     leaves = np.empty(n_samples, dtype=np.intp)
-    for i in range(n_samples):
+    for i in prange(n_samples):  # each row's leaf is its own: shared out among the threads
         k = 0
         while children_left[k] != -1:
             b = bins[feature[k], i]
@@ -36,12 +36,12 @@ def apply_binned(bins, feature, bin_threshold, missing_left, children_left, chil
     return leaves
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def apply_raw(X, feature, threshold, missing_left, children_left, children_right):
     """The leaf of every row of ``X`` (n_samples, n_features), raw values, NaN allowed."""
     n_samples = X.shape[0]
     leaves = np.empty(n_samples, dtype=np.intp)
-    for i in range(n_samples):
+    for i in prange(n_samples):  # each row's leaf is its own: shared out among the threads
         k = 0
         while children_left[k] != -1:
             x = X[i, feature[k]]
@@ -52,6 +52,16 @@ def apply_raw(X, feature, threshold, missing_left, children_left, children_right
             k = children_left[k] if go_left else children_right[k]
         leaves[i] = k
     return leaves
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def values_of_rows(rows, starts, stops, values, out):
+    """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l``: the training
+    rows' predictions read off the grower's partition, one leaf per thread at a time."""
+    for leaf in prange(len(starts)):
+        value = values[leaf]
+        for k in range(starts[leaf], stops[leaf]):
+            out[rows[k]] = value
 
 
 class Tree:

@@ -22,7 +22,8 @@ turn, and the better side is kept: the node's learned default direction.
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
+from numba import njit, prange
 
 __all__ = ["best_split", "gain", "leaf_value"]
 
@@ -60,6 +61,46 @@ def gain(left_wz, left_w, right_wz, right_w, l2_regularization):
 
 
 @njit(cache=True, nogil=True)
+def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing_bin,
+                           l2_regularization, min_child_weight, min_samples_leaf):
+    """Feature ``j``'s best boundary: ``(gain, bin, missing_left, Σwz_left, Σw_left, n_left)``.
+
+    The scan :func:`best_split` documents, over one feature; ``gain = 0`` and
+    ``bin = −1`` when no candidate is valid.
+    """
+    best = (0.0, -1, False, 0.0, 0.0, 0.0)
+    best_gain = 0.0
+    missing_wz = hist_j[missing_bin, 0]
+    missing_w = hist_j[missing_bin, 1]
+    missing_n = hist_j[missing_bin, 2]
+    for missing_left in (False, True):
+        if missing_left and missing_n == 0:
+            break  # no NaN in the node: both sides are the same scan
+        left_wz = missing_wz if missing_left else 0.0
+        left_w = missing_w if missing_left else 0.0
+        left_n = missing_n if missing_left else 0.0
+        # with NaN on the right, the last boundary (all values left) is a split too
+        last = n_bins_j - 1 if missing_left or missing_n == 0 else n_bins_j
+        for b in range(last):
+            left_wz += hist_j[b, 0]
+            left_w += hist_j[b, 1]
+            left_n += hist_j[b, 2]
+            right_n = total_n - left_n
+            if left_n < min_samples_leaf or right_n < min_samples_leaf:
+                continue
+            right_w = total_w - left_w
+            if (left_w < min_child_weight or right_w < min_child_weight
+                    or left_w <= 0.0 or right_w <= 0.0):
+                continue
+            right_wz = total_wz - left_wz
+            candidate = gain(left_wz, left_w, right_wz, right_w, l2_regularization)
+            if candidate > best_gain:
+                best_gain = candidate
+                best = (candidate, b, missing_left, left_wz, left_w, left_n)
+    return best
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regularization,
                min_child_weight, min_samples_leaf):
     """The best split of a node from its histogram ``hist`` (n_features, n_bins_total, 3).
@@ -76,36 +117,27 @@ def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regular
 
     Returns ``(gain, feature, bin, missing_left, Σwz_left, Σw_left, n_left)``;
     ``feature = −1`` when no split is valid.
+
+    The features are scanned in parallel, each whole by one thread; their best
+    candidates are then compared in feature order with the same strict ``>``,
+    so the result, ties included, is the same on any number of threads.
     """
     n_features = hist.shape[0]
+    gains = np.zeros(n_features)
+    bins = np.zeros(n_features, dtype=np.intp)
+    missing_lefts = np.zeros(n_features, dtype=np.bool_)
+    left_sums = np.zeros((n_features, 3))
+    for j in prange(n_features):
+        found = _best_split_of_feature(hist[j], n_bins[j], total_wz, total_w, total_n,
+                                       missing_bin, l2_regularization, min_child_weight,
+                                       min_samples_leaf)
+        gains[j], bins[j], missing_lefts[j] = found[0], found[1], found[2]
+        left_sums[j, 0], left_sums[j, 1], left_sums[j, 2] = found[3], found[4], found[5]
     best = (0.0, -1, 0, False, 0.0, 0.0, 0.0)
     best_gain = 0.0
-    for j in range(n_features):
-        missing_wz = hist[j, missing_bin, 0]
-        missing_w = hist[j, missing_bin, 1]
-        missing_n = hist[j, missing_bin, 2]
-        for missing_left in (False, True):
-            if missing_left and missing_n == 0:
-                break  # no NaN in the node: both sides are the same scan
-            left_wz = missing_wz if missing_left else 0.0
-            left_w = missing_w if missing_left else 0.0
-            left_n = missing_n if missing_left else 0.0
-            # with NaN on the right, the last boundary (all values left) is a split too
-            last = n_bins[j] - 1 if missing_left or missing_n == 0 else n_bins[j]
-            for b in range(last):
-                left_wz += hist[j, b, 0]
-                left_w += hist[j, b, 1]
-                left_n += hist[j, b, 2]
-                right_n = total_n - left_n
-                if left_n < min_samples_leaf or right_n < min_samples_leaf:
-                    continue
-                right_w = total_w - left_w
-                if (left_w < min_child_weight or right_w < min_child_weight
-                        or left_w <= 0.0 or right_w <= 0.0):
-                    continue
-                right_wz = total_wz - left_wz
-                candidate = gain(left_wz, left_w, right_wz, right_w, l2_regularization)
-                if candidate > best_gain:
-                    best_gain = candidate
-                    best = (candidate, j, b, missing_left, left_wz, left_w, left_n)
+    for j in range(n_features):  # in feature order: ties go to the lower feature
+        if gains[j] > best_gain:
+            best_gain = gains[j]
+            best = (gains[j], j, bins[j], missing_lefts[j], left_sums[j, 0], left_sums[j, 1],
+                    left_sums[j, 2])
     return best

@@ -1,0 +1,53 @@
+r"""Threads: how many cores the kernels use, and why it does not change the model (chapter 8).
+
+Every kernel that loops in parallel (numba's ``prange``) runs on numba's pool
+of threads, whose size is ``NUMBA_NUM_THREADS``: the cores this process may
+use, unless that environment variable says otherwise. ``n_jobs`` sets how
+many of them one ``fit``, ``predict`` or ``bin`` uses, as
+scikit-learn's HistGradientBoosting uses every core by default.
+
+The number of threads never changes a result. Work is shared out so that
+no sum depends on it: a histogram's sums belong to one thread per feature
+and run over the rows in their order, the best splits of the features are
+compared in feature order, the partition puts every row where the
+one-thread partition puts it, and every row's bin and prediction is its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+
+import numba
+
+__all__ = ["effective_n_threads", "using_threads"]
+
+
+def effective_n_threads(n_jobs):
+    """The threads ``n_jobs`` asks for, between 1 and numba's pool size.
+
+    ``None``: every thread of the pool (every core). A positive integer: that
+    many, at most the pool's size (numba cannot start more). A negative one
+    counts back from every core, as joblib does: ``−1`` is every core, ``−2``
+    all but one (at least one).
+    """
+    pool = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        return pool
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, pool + 1 + int(n_jobs))
+    return min(int(n_jobs), pool)
+
+
+@contextlib.contextmanager
+def using_threads(n_jobs):
+    """Run the block on ``effective_n_threads(n_jobs)`` threads, then restore numba's setting."""
+    n_threads = effective_n_threads(n_jobs)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    try:
+        yield n_threads
+    finally:
+        numba.set_num_threads(previous)

@@ -1,0 +1,237 @@
+"""The histogram trees on any number of threads (chapter 8): the same model to the last bit.
+
+numba's pool may hold more threads than the machine has cores (``NUMBA_NUM_THREADS``),
+so one fresh process with a pool of 4 fits the same models on 1, 2 and 4 threads, on
+data large enough that every parallel kernel runs in parallel: the histograms (two
+features per thread, an odd feature alone), the split scan, the binning (thresholds
+and bins), the partition (slices cut into one chunk per thread) and the prediction.
+A probe inside the process counts the threads that really ran.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from boostlib import BoostingClassifier, HistTreeRegressor
+from boostlib.trees import Binner, grower
+from boostlib.trees.grower import PARALLEL_PARTITION_ROWS, partition
+from boostlib.trees.threads import effective_n_threads, using_threads
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FITS = """
+import hashlib
+import numba
+import numpy as np
+from boostlib import BoostingClassifier, BoostingRegressor, HistTreeRegressor
+from boostlib.trees.histograms import build_histogram, build_root_histogram
+from boostlib.trees.threads import using_threads
+
+TREE_ARRAYS = ("feature", "bin_threshold", "threshold", "missing_left", "children_left",
+               "children_right", "value", "gain", "n_node_samples", "weighted_n_node_samples")
+
+
+def digest(*arrays):
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def trees(model):
+    return digest(*[getattr(t.tree_, name) for t in model.estimators_ for name in TREE_ARRAYS])
+
+
+@numba.njit(parallel=True)
+def thread_ids(n):
+    ids = np.empty(n, dtype=np.int64)
+    for i in numba.prange(n):
+        ids[i] = numba.get_thread_id()
+    return ids
+
+
+rng = np.random.RandomState(0)
+n, d = 150_000, 7  # an odd number of features: one histogram pass has a single feature
+X = rng.randn(n, d)
+X[:, 3] = np.round(X[:, 3], 1)  # few distinct values: one bin each
+X[rng.rand(n, d) < 0.05] = np.nan
+y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2])
+     + rng.randn(n) > 0).astype(int)
+w = rng.rand(n) * (rng.rand(n) > 0.1)  # rows of weight 0: the root's rows are gathered
+X_fresh = rng.randn(20_000, d)
+X_fresh[rng.rand(20_000, d) < 0.05] = np.nan
+wz = rng.randn(n)
+
+
+def results(n_jobs):
+    out = {}
+    with using_threads(n_jobs):
+        out["threads"] = len(set(thread_ids(4096).tolist()))
+    depth_wise = BoostingClassifier(
+        direction="newton", step="constant", n_estimators=4, random_state=0,
+        learner=HistTreeRegressor(max_depth=4, l2_regularization=1.0, n_jobs=n_jobs)).fit(X, y)
+    best_first = BoostingRegressor(
+        n_estimators=3, random_state=0,
+        learner=HistTreeRegressor(max_leaf_nodes=12, min_samples_leaf=5, n_jobs=n_jobs),
+    ).fit(X, y, sample_weight=w)
+    tree = HistTreeRegressor(max_depth=6, n_jobs=n_jobs).fit(X, y - 0.5, sample_weight=w)
+    binned = tree.bin(X)
+    out["bins"] = digest(binned.bins, *binned.binner.thresholds_)
+    out["depth-wise"] = trees(depth_wise)
+    out["best-first"] = trees(best_first)
+    out["tree"] = digest(*[getattr(tree.tree_, name) for name in TREE_ARRAYS])
+    out["predictions"] = digest(depth_wise.decision_function(X_fresh),
+                                best_first.predict(X_fresh), tree.predict(X_fresh),
+                                tree.predict(binned), tree.apply(X_fresh))
+    with using_threads(n_jobs):
+        out["histograms"] = digest(
+            build_root_histogram(binned.bins, wz, w, 256),
+            build_histogram(binned.bins, np.flatnonzero(w > 0.3).astype(np.uint32), wz, w, 256))
+    return out
+
+
+print(json.dumps({k: results(k) for k in (1, 2, 4)}))
+"""
+
+
+def test_the_same_model_on_one_two_and_four_threads():
+    """Trees (every array, gains and values included), bins, predictions and histograms
+    are identical to the bit whatever the number of threads; the probe shows that the
+    pool did run 1, 2 and 4 threads."""
+    env = dict(os.environ, NUMBA_NUM_THREADS="4", PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    run = subprocess.run([sys.executable, "-c", "import json\n" + FITS], capture_output=True,
+                         text=True, env=env, cwd=ROOT, timeout=900)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert [out[k].pop("threads") for k in ("1", "2", "4")] == [1, 2, 4]
+    assert out["1"] == out["2"] == out["4"]
+
+
+@pytest.mark.parametrize("n_chunks", [2, 3, 5])
+@pytest.mark.parametrize("missing_left", [False, True])
+def test_the_parallel_partition_puts_every_row_where_the_serial_one_does(n_chunks,
+                                                                          missing_left):
+    """Chunk by chunk, then the pieces in chunk order: the stable partition, whatever the
+    number of chunks (uneven ones included), and nothing outside the slice moves."""
+    rng = np.random.default_rng(n_chunks)
+    column = rng.integers(0, 9, size=10_007).astype(np.uint8)  # bin 8: the NaN bin
+    rows = rng.permutation(10_007).astype(np.uint32)
+    start, stop = 13, 10_007 - 29
+    serial, parallel = rows.copy(), rows.copy()
+    buffer = np.empty(len(rows), dtype=rows.dtype)
+    n_serial = grower._partition_serial(serial, start, stop, column, 4, missing_left, 8, buffer)
+    n_parallel = grower._partition_parallel(parallel, start, stop, column, 4, missing_left, 8,
+                                            np.empty(len(rows), dtype=rows.dtype), n_chunks)
+    assert n_parallel == n_serial
+    np.testing.assert_array_equal(parallel, serial)
+    goes_left = np.where(column[rows[start:stop]] == 8, missing_left,
+                         column[rows[start:stop]] <= 4)
+    np.testing.assert_array_equal(serial[start:stop], np.concatenate(
+        [rows[start:stop][goes_left], rows[start:stop][~goes_left]]))
+    np.testing.assert_array_equal(serial[:start], rows[:start])
+    np.testing.assert_array_equal(serial[stop:], rows[stop:])
+
+
+def test_partition_goes_parallel_only_on_large_slices(monkeypatch):
+    """One chunk per thread once every thread has PARALLEL_PARTITION_ROWS rows; the
+    one-thread partition below that, or on one thread."""
+    calls = []
+    original = grower._partition_parallel
+    monkeypatch.setattr(grower, "_partition_parallel",
+                        lambda *args: calls.append(args[-1]) or original(*args))
+    n = 2 * PARALLEL_PARTITION_ROWS
+    column = (np.arange(n) % 3).astype(np.uint8)
+    for n_jobs, size, expected in [(2, n, [2]), (2, n - 1, []), (1, n, [])]:
+        calls.clear()
+        rows = np.arange(n, dtype=np.uint32)
+        with using_threads(n_jobs):
+            n_left = partition(rows, 0, size, column, 0, False, 255,
+                               np.empty(n, dtype=np.uint32))
+        assert calls == expected and n_left == len(range(0, size, 3))
+
+
+# -- n_jobs ------------------------------------------------------------------------
+def test_n_jobs_counts_threads_as_joblib_does():
+    pool = numba.config.NUMBA_NUM_THREADS
+    assert effective_n_threads(None) == effective_n_threads(-1) == pool
+    assert effective_n_threads(1) == 1
+    assert effective_n_threads(pool + 5) == pool  # numba starts no more than its pool
+    assert effective_n_threads(-2) == max(1, pool - 1)
+    assert effective_n_threads(-pool - 10) == 1
+    assert effective_n_threads(np.int64(1)) == 1
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, "2", True])
+def test_a_bad_n_jobs_is_named(bad):
+    X = np.random.RandomState(0).randn(50, 2)
+    with pytest.raises(ValueError, match="n_jobs"):
+        HistTreeRegressor(n_jobs=bad).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match="n_jobs"):
+        HistTreeRegressor(n_jobs=bad).bin(X)
+
+
+def test_fit_predict_and_bin_leave_numbas_thread_count_as_they_found_it():
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 3)
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        tree = HistTreeRegressor(n_jobs=None).fit(X, X[:, 0])
+        assert numba.get_num_threads() == 1
+        tree.predict(X), tree.apply(X), tree.bin(X), tree.fit_predict(X, X[:, 1])
+        assert numba.get_num_threads() == 1
+        with pytest.raises(ValueError):
+            HistTreeRegressor(n_jobs=None).fit(X, X[:, 0] * np.nan)
+        assert numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(previous)
+
+
+def test_the_binner_uses_the_threads_it_is_given():
+    """Thresholds are found feature by feature on a pool of threads: the same ones on one."""
+    X = np.random.RandomState(1).randn(5000, 9)
+    with using_threads(1):
+        one = Binner(max_bins=32).fit(X)
+    with using_threads(None):
+        every = Binner(max_bins=32).fit(X)
+    for a, b in zip(one.thresholds_, every.thresholds_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+# -- max_depth="auto": max_leaf_nodes alone sets the size ------------------------------
+def test_max_leaf_nodes_alone_grows_that_many_leaves():
+    """``HistTreeRegressor(max_leaf_nodes=31)`` grows 31 leaves, as scikit-learn's trees do
+    (its default max_depth is no limit once max_leaf_nodes is set); depth-wise the default
+    is depth 3; set both, both hold (at most 2**max_depth leaves)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(3000, 4)
+    y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.randn(3000)
+    best_first = HistTreeRegressor(max_leaf_nodes=31).fit(X, y)
+    assert best_first.get_n_leaves() == 31 and best_first.get_depth() > 3
+    unlimited = HistTreeRegressor(max_depth=None, max_leaf_nodes=31).fit(X, y)
+    np.testing.assert_array_equal(best_first.predict(X), unlimited.predict(X))
+    depth_wise = HistTreeRegressor().fit(X, y)
+    assert depth_wise.get_depth() == 3 and depth_wise.get_n_leaves() == 8
+    np.testing.assert_array_equal(depth_wise.predict(X),
+                                  HistTreeRegressor(max_depth=3).fit(X, y).predict(X))
+    both = HistTreeRegressor(max_depth=3, max_leaf_nodes=31).fit(X, y)
+    assert both.get_depth() == 3 and both.get_n_leaves() == 8
+    with pytest.raises(ValueError, match="max_depth must be None, 'auto' or an integer"):
+        HistTreeRegressor(max_depth="deep").fit(X, y)
+
+
+def test_the_boosting_loop_passes_n_jobs_to_every_tree():
+    rng = np.random.RandomState(2)
+    X = rng.randn(400, 3)
+    y = (X[:, 0] > 0).astype(int)
+    model = BoostingClassifier(learner=HistTreeRegressor(n_jobs=1), n_estimators=3).fit(X, y)
+    assert all(tree.n_jobs == 1 for tree in model.estimators_)
