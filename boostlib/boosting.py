@@ -70,9 +70,11 @@ from sklearn.utils.validation import (
 from .directions import get_direction
 from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
 from .losses import Coordinate, Loss, Softmax, get_loss
+from .row_blocks import loop_threads
 from .steps import get_step
 from .subsampling import StageWeights
 from .trees.binning import binning_seed
+from .trees.threads import effective_n_threads
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
@@ -428,8 +430,21 @@ class _Boosting(BaseEstimator):
                 X, Y, sample_weight, self.validation_fraction, self.random_state, stratify)
         rng = check_random_state(self.random_state)
         X = self._bin_once(X, sample_weight)
-        self._boost(X, Y, sample_weight, rng, held_out)
+        with loop_threads(self._loop_threads()):  # the same bits on any number (row_blocks)
+            self._boost(X, Y, sample_weight, rng, held_out)
         return self
+
+    def _loop_threads(self):
+        """The threads the loop's per-row formulas (loss, ``g``, ``h``) use between trees.
+
+        Those of a learner that bins ``X`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`,
+        whose ``n_jobs`` means what :func:`~boostlib.trees.threads.effective_n_threads`
+        says: ``None`` is every core); one for any other learner, as before. The
+        loop and the trees take turns, so the threads never compete.
+        """
+        if not self._bins_X or "n_jobs" not in self._prototype.get_params():
+            return 1
+        return effective_n_threads(self._prototype.get_params()["n_jobs"])
 
     def _bin_once(self, X, sample_weight):
         """``X`` binned once per fit for a learner that bins (chapter 8); otherwise ``X``.
