@@ -92,11 +92,14 @@ GLOBAL_STEPS = {
         "learning rate)"
     ),
     "leaf_newton": (
-        "XGBoost's leaf value −Σgrad/(Σhess + λ) already is the per-leaf Newton value of "
-        "direction='newton' (with λ = 0, the weighted mean of z = −g/h with weights h); for "
-        "the absolute error it would be the leaf's median residual, set after the tree, "
-        "which a custom objective has no hook for (XGBoost's built-in "
-        "objective='reg:absoluteerror' sets it)"
+        "step='leaf_newton' with direction='gradient' is TreeBoost (boostlib's default and "
+        "scikit-learn's algorithm): the tree is grown by least squares on the pseudo-response "
+        "−g, and then each leaf is set to −Σg/Σh over its rows (for the absolute error, the "
+        "leaf's median residual), after the tree is grown, which a custom XGBoost objective has "
+        "no hook for. direction='newton' gives leaves of the same form, −Σgrad/(Σhess + λ), but "
+        "on trees split by the Newton gain, in general other trees; direction='gradient' "
+        "keeps the gradient tree's least-squares leaves, ρ = 1 (for the absolute error, "
+        "XGBoost's built-in objective='reg:absoluteerror' sets the leaves after the tree)"
     ),
     "constant": "ρ = 1 is what XGBoost takes for every tree",
 }
