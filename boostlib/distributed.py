@@ -26,8 +26,12 @@ build histograms of their rows and only those are added up (an allreduce):
 rows never travel, only ``2 × bins × features`` numbers per node.
 
 **What it cannot take.** A step chosen after the tree is grown: the line
-search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ`` and the
-absolute error's leaf medians. The first two are sums over rows as well (one
+search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ``, TreeBoost's
+leaf values on a tree fitted to ``−g`` (``direction="gradient"`` with
+``step="leaf_newton"``, boostlib's default and scikit-learn's algorithm:
+``direction="newton"`` gives leaves of the same form ``−G_j/(H_j + λ)``, but
+on the trees of the weighted fit, another model) and the absolute error's
+leaf medians. The line search and the Newton step are sums over rows as well (one
 pass per trial ``ρ``; for Newton, one per iterate plus one to evaluate the
 loss), and XGBoost's own objectives
 ``reg:absoluteerror`` and ``reg:quantileerror`` do reset every leaf after its
@@ -535,7 +539,10 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
         XGBoost objective cannot do (the error names XGBoost's own objective).
     direction : str, default="newton"
         ``"gradient"``, ``"newton"``, ``"newton_unweighted"`` or
-        ``"newton_raphson"`` (:mod:`boostlib.directions`); a step name is refused.
+        ``"newton_raphson"`` (:mod:`boostlib.directions`), every tree taken with
+        ``ρ = 1``: ``"gradient"`` is then the plain gradient tree, not
+        TreeBoost (boostlib's default ``step="leaf_newton"``, which cannot be
+        distributed); a step name is refused.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1
