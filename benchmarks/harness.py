@@ -31,6 +31,7 @@ fails on a stale CSV).
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import statistics
@@ -38,7 +39,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]  # the repository: git and boostlib live here
+RESULTS = ROOT / "benchmarks" / "results"
 # numba sizes its pool from NUMBA_NUM_THREADS (boostlib's n_jobs=None is the whole pool)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMBA_NUM_THREADS")
@@ -442,23 +444,61 @@ def recorded_commit(csv_name):
 def _git(*args):
     import subprocess
 
-    root = Path(__file__).resolve().parents[1]
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def code_of(source):
+    """A module's code without its docstrings and comments: what a result can depend on.
+
+    The abstract syntax tree, dumped, with the docstring of the module and of
+    every class and function removed (comments never reach it). A file that
+    does not parse is its own text.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
+def _code_at(commit, path):
+    """``{file: code_of(file)}`` for the ``.py`` files at ``path`` (a file or a folder) in
+    ``commit``, or in the working tree when ``commit`` is None."""
+    if commit is None:
+        target = ROOT / path
+        files = sorted(target.rglob("*.py")) if target.is_dir() else [target] * target.exists()
+        return {f.relative_to(ROOT).as_posix(): code_of(f.read_text(encoding="utf-8"))
+                for f in files}
+    return _code_in_commit(str(ROOT), commit, path)
+
+
+@functools.lru_cache(maxsize=None)
+def _code_in_commit(root, commit, path):
+    """:func:`_code_at` of a commit, which never changes (cached per repository ``root``)."""
+    names = _git("ls-tree", "-r", "--name-only", commit, "--", path).stdout.split()
+    return {name: code_of(_git("show", f"{commit}:{name}").stdout)
+            for name in names if name.endswith(".py")}
 
 
 def stale_modules(csv_name):
-    """The paths in ``MEASURES`` whose last commit is not in the history of the CSV's commit.
+    """The paths in ``MEASURES`` whose code has changed since the CSV's commit.
 
-    Empty when the file is current. A file that records no commit, an unknown
-    commit or one with uncommitted changes ("+dirty") is stale in every path.
+    Code is :func:`code_of`: a change to docstrings or comments alone leaves a
+    result current, any other change (a file added or removed included) makes
+    it stale. Empty when the file is current. A file that records no commit,
+    an unknown commit or one with uncommitted changes ("+dirty") is stale in
+    every path.
     """
     paths = MEASURES[benchmark_of(csv_name)]
     commit = recorded_commit(csv_name)
     if not commit or commit.endswith("+dirty") or _git("cat-file", "-e", commit).returncode:
         return list(paths)
-    stale = []
-    for path in paths:
-        last = _git("log", "-1", "--format=%H", "--", path).stdout.strip()
-        if last and _git("merge-base", "--is-ancestor", last, commit).returncode != 0:
-            stale.append(path)
-    return stale
+    return [path for path in paths if _code_at(commit, path) != _code_at(None, path)]
