@@ -376,6 +376,7 @@ MEASURES = {
     "peers": (*LOOP, "boostlib/trees"),
     "peers_timing": (*LOOP, "boostlib/trees"),
     "hist_trees": (*LOOP, "boostlib/trees"),
+    "tree_options": (*LOOP, "boostlib/trees"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
     "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
     "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",

@@ -10,7 +10,9 @@ XGBoost's gain (:mod:`~boostlib.trees.splitting`).
 
 It reads ``X`` binned (:mod:`~boostlib.trees.binning`): given a float array it
 bins it itself; given a :class:`~boostlib.trees.binning.BinnedX` (what the
-boosting loop passes, binned once per boosting fit) it uses those bins.
+boosting loop passes, binned once per boosting fit) it uses those bins. A
+sparse ``X`` (CSR or CSC) is binned without a dense copy
+(:mod:`~boostlib.trees.sparse`), and predicted through its bins.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _num_samples,
     check_array,
     check_is_fitted,
     column_or_1d,
@@ -81,6 +85,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         −1 it never rises, 0 no constraint (scikit-learn's name; XGBoost's and
         LightGBM's ``monotone_constraints``). Leaf values are bounded by
         mid-values carried down the tree (:mod:`~boostlib.trees.monotone`).
+        In a boosting estimator the step must keep the order (``"constant"``,
+        ``"newton"``, ``"line_search"``): ``"leaf_newton"`` rewrites every leaf
+        without the bounds.
     max_features : float in (0, 1], default=1.0
         The share of the features each node draws to look for its split
         among, ``max(1, ⌈max_features · d⌉)`` of them (per node, as
@@ -127,6 +134,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     def _check_params(self):
@@ -172,7 +180,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         is drawn from this tree's ``random_state``.
         """
         self._check_params()
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X")
+        X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64,
+                        ensure_all_finite="allow-nan", input_name="X")
         random_state = self.random_state if seed is None else seed
         with using_threads(self.n_jobs):
             return Binner(self.max_bins, random_state).fit(X, sample_weight).transform(X)
@@ -192,10 +201,11 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         """
         with using_threads(self.n_jobs):
             nodes, rows = self._grow(X, y, sample_weight)
-        if len(rows) != len(X):
+        n_samples = _num_samples(X)  # len() of a sparse matrix is an error
+        if len(rows) != n_samples:
             return self.predict(X)
         leaves = [k for k, node in enumerate(nodes) if node.left == -1]
-        u = np.empty(len(X))
+        u = np.empty(n_samples)
         with using_threads(self.n_jobs):
             values_of_rows(rows, np.array([nodes[k].start for k in leaves]),
                            np.array([nodes[k].stop for k in leaves]),
@@ -228,8 +238,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                 raise ValueError(f"X has {len(binned)} samples but y has {len(y)}")
             self.n_features_in_ = binned.shape[1]
         else:
-            X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64,
-                                 ensure_all_finite="allow-nan")
+            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), y_numeric=True,
+                                 dtype=np.float64, ensure_all_finite="allow-nan")
             binned = None
         # refuses NaN, inf and negative weights, naming sample_weight
         sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
@@ -259,8 +269,10 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                     f"{self.n_features_in_} features as input"
                 )
             return X
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan",
-                             reset=False)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
+                          ensure_all_finite="allow-nan", reset=False)
+        # a sparse X goes down the tree by its bins: the same rule as its values
+        return self.binner_.transform(X) if sparse.issparse(X) else X
 
     def apply(self, X):
         """The index of the leaf each row of ``X`` (or a :class:`BinnedX`) lands in."""
