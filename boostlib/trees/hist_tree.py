@@ -85,8 +85,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         −1 it never rises, 0 no constraint (scikit-learn's name; XGBoost's and
         LightGBM's ``monotone_constraints``). Leaf values are bounded by
         mid-values carried down the tree (:mod:`~boostlib.trees.monotone`).
-        In a boosting estimator the step must keep the order (``"constant"``,
-        ``"newton"``, ``"line_search"``): ``"leaf_newton"`` rewrites every leaf
+        In a boosting estimator the step must scale each tree by a positive
+        number (``"constant"``; ``"newton"`` and ``"line_search"`` while their
+        ρ > 0, which ``steps_`` records): ``"leaf_newton"`` rewrites every leaf
         without the bounds.
     max_features : float in (0, 1], default=1.0
         The share of the features each node draws to look for its split
