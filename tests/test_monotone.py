@@ -87,12 +87,15 @@ def test_children_share_the_interval_at_the_mid_value():
 
 # -- the model is monotone ------------------------------------------------------
 @given(st.integers(0, 10_000), st.lists(st.sampled_from([-1, 0, 1]), min_size=3, max_size=3),
-       st.sampled_from([(3, None), (8, None), (None, 20)]), st.floats(0, 2))
+       st.sampled_from([(3, None), (8, None), (None, 20)]), st.floats(0, 2),
+       st.sampled_from([1.0, 0.5]))
 @settings(max_examples=25, deadline=None)
-def test_a_tree_is_monotone_along_every_constrained_feature(seed, constraints, size, lam):
+def test_a_tree_is_monotone_along_every_constrained_feature(seed, constraints, size, lam,
+                                                            max_features):
     """On random data whose target goes against the constraints as often as with them,
     the tree's output moves only the allowed way along each constrained feature, on a
-    grid across (and beyond) the data, whatever the other features; NaN rows included."""
+    grid across (and beyond) the data, whatever the other features; NaN rows included,
+    column subsampling or not."""
     rng = np.random.RandomState(seed)
     X = rng.randn(400, 3)
     X[:, 2] = np.round(X[:, 2])
@@ -101,6 +104,7 @@ def test_a_tree_is_monotone_along_every_constrained_feature(seed, constraints, s
     max_depth, max_leaf_nodes = size
     tree = HistTreeRegressor(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes,
                              l2_regularization=lam, monotonic_cst=constraints,
+                             max_features=max_features,
                              random_state=0).fit(X, y, sample_weight=rng.rand(400))
     X_other = rng.randn(30, 3)
     X_other[rng.rand(30, 3) < 0.1] = np.nan
@@ -214,3 +218,25 @@ def test_regression_through_boosting_keeps_the_constraint():
     assert min(model.steps_) > 0
     assert_monotone(model, rng.rand(40, 2), [1, -1], np.linspace(0, 1, 50),
                     lambda m, rows: m.predict(rows))
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [4, 16])
+def test_best_first_growth_with_constraints_is_xgboosts_lossguide(max_leaf_nodes):
+    """Best-first trees (``max_leaf_nodes``) with monotone constraints equal XGBoost's
+    ``grow_policy="lossguide"`` with ``max_leaves`` and the same ``monotone_constraints``:
+    the bounds do not depend on the order the leaves are split in."""
+    X, y, X_fresh = integer_data()
+    constraints = (1, -1, 0, 1, 0, -1)
+    ours = BoostingClassifier(
+        loss="log_loss", direction="newton", step="constant", init="zero",
+        learner=HistTreeRegressor(max_depth=None, max_leaf_nodes=max_leaf_nodes,
+                                  l2_regularization=1.0, min_child_weight=1.0,
+                                  monotonic_cst=constraints),
+        n_estimators=30, learning_rate=0.3).fit(X, y)
+    xgb = XGBClassifier(tree_method="hist", grow_policy="lossguide", max_leaves=max_leaf_nodes,
+                        max_depth=0, reg_lambda=1.0, min_child_weight=1.0, gamma=0,
+                        base_score=0.5, n_estimators=30, learning_rate=0.3, n_jobs=1,
+                        monotone_constraints=constraints).fit(X, y)
+    for data in (X, X_fresh):
+        np.testing.assert_allclose(ours.decision_function(data),
+                                   xgb.predict(data, output_margin=True), rtol=0, atol=1e-5)
