@@ -723,9 +723,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         With a learner that bins ``X`` (:class:`~boostlib.trees.HistTreeRegressor`):
         the bins every stage shares, made once per fit; else None.
     feature_importances_ : ndarray of shape (n_features,)
-        Friedman's relative influence ``I_j²`` of each feature, summing to 1:
-        the improvements of the splits on ``j``, per tree over its root's
-        weight, averaged over the trees, as scikit-learn's gradient boosting
+        Friedman's relative influence ``I_ℓ²`` of each feature ``ℓ``, summing
+        to 1: the improvements of the splits on ``ℓ``, per tree over its root's
+        cover, averaged over the trees, as scikit-learn's gradient boosting
         computes it (chapter 10). Tree learners only. Measured on the training
         data, it favours features with many distinct values; permutation
         importance on held-out data does not.
