@@ -381,6 +381,21 @@ def test_cap_watch_counts_the_caps_and_leaves_the_model_unchanged():
         watch = harness.CapWatch(step)
         BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, noisy)
         assert watch.counts() == {"step_calls": 5, "step_cap": 0, "iteration_cap": 0}
+    # the caps by stage: with the chosen stage, only those up to it count
+    watch = harness.CapWatch("line_search")
+    BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, separable)
+    assert watch.step_caps == [0, 1, 2, 3, 4]
+    for chosen in (1, 3, 5):
+        counts = watch.counts(stages=5, chosen_stage=chosen)
+        assert counts["step_cap"] == chosen and counts["step_cap_all"] == 5
+        assert counts["first_cap_stage"] == 1 and counts["step_calls"] == 5
+    watch.step_caps = [3, 4]  # caps only after the chosen stage decide nothing read there
+    assert harness.run_status({"diverged": False, **watch.counts(5, 3)}) == "ok"
+    assert watch.counts(5, 4)["first_cap_stage"] == 4
+    # K calls per stage: call c is stage c // K + 1
+    watch.calls, watch.step_caps = 15, [5, 14]
+    counts = watch.counts(stages=5, chosen_stage=2)
+    assert (counts["step_cap"], counts["first_cap_stage"]) == (1, 2)
     # absolute error: the line search ends on a kink, where φ″ = 0, and that is no cap
     from boostlib import BoostingRegressor
 
