@@ -428,10 +428,6 @@ MEASURES = {
 # only shrink as results are re-run.
 KNOWN_STALE = (
     "make_targets",
-    "boosted_networks",
-    "direction_step",
-    "direction_step_converged",
-    "direction_step_curves",
     "distributed_fit",
     "hist_trees",
     "hist_trees_compile",
