@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
 )
 
 from .binning import BinnedX, Binner
+from .categorical import CategoricalBinner, categorical_mask, category_codes, category_labels
 from .grower import grow
 from .predictor import Tree, values_of_rows
 from .threads import effective_n_threads, using_threads
@@ -84,9 +85,30 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         scikit-learn's HistGradientBoosting), a positive integer that many, −1
         every core and −2 all but one (:mod:`~boostlib.trees.threads`). The
         fitted tree is the same, to the last bit, on any number of threads.
+    categorical_features : array-like, "from_dtype" or None, default=None
+        The categorical features (:mod:`~boostlib.trees.categorical`), as
+        scikit-learn's HistGradientBoosting reads them: indices, a boolean
+        mask, column names of a DataFrame, or ``"from_dtype"`` for the
+        DataFrame's ``category`` columns; None for none. Each category is a
+        bin (at most ``max_bins`` of them), coded as a non-negative integer
+        or given as labels in a DataFrame column; negative or non-integer
+        codes raise. A split sends any set of categories left, the best one
+        found by scanning the categories sorted by ``G_c/H_c``. NaN, and a
+        category this node saw no rows of (one never seen in training
+        included), go where the node sends missing values. Inside
+        BoostingRegressor and BoostingClassifier, which hand their learners
+        an array, give indices or a mask.
+    categorical_smoothing : float, default=0.0
+        ``s``: categories are sorted by ``G_c/(H_c + s)``, and with ``s > 0``
+        a category with ``H_c`` below ``s`` (in rows) takes no part in the
+        scan and goes right. 0 finds the best partition when ``λ = 0``;
+        scikit-learn's HistGradientBoosting uses 10, as LightGBM's
+        ``cat_smooth`` does by default.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of bool of shape (n_features,) or None
+        Which features are categorical; None when none is.
     tree_ : Tree
         The nodes as flat arrays (:class:`~boostlib.trees.predictor.Tree`).
     binner_ : Binner
@@ -97,7 +119,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, max_depth="auto", max_leaf_nodes=None, max_bins=255, min_samples_leaf=1,
                  min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0,
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, categorical_features=None,
+                 categorical_smoothing=0.0):
         self.max_depth = max_depth
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -107,6 +130,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         self.min_split_gain = min_split_gain
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+        self.categorical_smoothing = categorical_smoothing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -133,7 +158,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(
                 f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}"
             )
-        for name in ("min_child_weight", "l2_regularization", "min_split_gain"):
+        for name in ("min_child_weight", "l2_regularization", "min_split_gain",
+                     "categorical_smoothing"):
             value = getattr(self, name)
             if not _is_real(value) or not 0 <= value < np.inf:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -154,10 +180,19 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         is drawn from this tree's ``random_state``.
         """
         self._check_params()
-        X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", input_name="X")
-        random_state = self.random_state if seed is None else seed
+        binner = self._binner(X, self.random_state if seed is None else seed)
+        X = check_array(category_codes(X, getattr(binner, "labels", None)), dtype=np.float64,
+                        ensure_all_finite="allow-nan", input_name="X")
         with using_threads(self.n_jobs):
-            return Binner(self.max_bins, random_state).fit(X, sample_weight).transform(X)
+            return binner.fit(X, sample_weight).transform(X)
+
+    def _binner(self, X, random_state):
+        """A :class:`Binner`, or a :class:`CategoricalBinner` when ``X`` has categorical
+        features (which it reads from ``X`` itself: its columns, names and dtypes)."""
+        mask = categorical_mask(X, self.categorical_features)
+        if mask is None:
+            return Binner(self.max_bins, random_state)
+        return CategoricalBinner(self.max_bins, random_state, mask, category_labels(X, mask))
 
     def fit(self, X, y, sample_weight=None):
         """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
@@ -210,21 +245,24 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                 raise ValueError(f"X has {len(binned)} samples but y has {len(y)}")
             self.n_features_in_ = binned.shape[1]
         else:
-            X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64,
-                                 ensure_all_finite="allow-nan")
+            binner = self._binner(X, self.random_state)
+            X, y = validate_data(self, category_codes(X, getattr(binner, "labels", None)), y,
+                                 y_numeric=True, dtype=np.float64, ensure_all_finite="allow-nan")
             binned = None
         # refuses NaN, inf and negative weights, naming sample_weight
         sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
                                              dtype=np.float64, ensure_non_negative=True)
         if binned is None:
-            binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
+            binned = binner.fit(X, sample_weight).transform(X)
         nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self._max_depth(),
                            max_leaf_nodes=self.max_leaf_nodes,
                            min_samples_leaf=self.min_samples_leaf,
                            min_child_weight=self.min_child_weight,
                            l2_regularization=self.l2_regularization,
-                           min_split_gain=self.min_split_gain)
+                           min_split_gain=self.min_split_gain,
+                           categorical_smoothing=self.categorical_smoothing)
         self.binner_ = binned.binner
+        self.is_categorical_ = getattr(binned.binner, "is_categorical_", None)
         self.tree_ = Tree(nodes, binned.binner.missing_bin)
         return nodes, rows
 
@@ -237,8 +275,10 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                     f"{self.n_features_in_} features as input"
                 )
             return X
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan",
-                             reset=False)
+        X = validate_data(self, category_codes(X, getattr(self.binner_, "labels", None)),
+                          dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        # categorical splits are walked on bins: X is binned as training was
+        return X if self.is_categorical_ is None else self.binner_.transform(X)
 
     def apply(self, X):
         """The index of the leaf each row of ``X`` (or a :class:`BinnedX`) lands in."""
