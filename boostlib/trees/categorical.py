@@ -46,9 +46,10 @@ from sklearn.utils.validation import _check_categorical_features
 from .binning import Binner
 from .splitting import gain
 
-__all__ = ["BITSET_WORDS", "CategoricalBinner", "best_categorical_split", "category_codes",
-           "categories_to_bins", "categorical_mask", "find_categories", "left_bins",
-           "sorted_categories", "to_bitset"]
+__all__ = ["BITSET_WORDS", "CategoricalBinner", "best_categorical_split", "better_split",
+           "categorical_mask", "categories_to_bins", "category_codes", "category_labels",
+           "find_categories", "in_bitset", "left_bins", "numeric_n_bins", "sorted_categories",
+           "to_bitset"]
 
 BITSET_WORDS = 8  # 8 × 32 bits: every bin of a uint8 feature, the NaN bin included
 
