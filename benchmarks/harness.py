@@ -39,11 +39,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# numba sizes its pool from NUMBA_NUM_THREADS (boostlib's n_jobs=None is the whole pool)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "NUMBA_NUM_THREADS")
 
 
 def single_threaded():
-    """Pin every thread pool to one thread; call before numpy is imported."""
+    """Pin every thread pool to one thread (OpenMP, BLAS, numba); call before numpy is imported."""
     for name in THREAD_VARIABLES:
         os.environ[name] = "1"
 
@@ -376,6 +378,7 @@ MEASURES = {
     "peers": (*LOOP, "boostlib/trees"),
     "peers_timing": (*LOOP, "boostlib/trees"),
     "hist_trees": (*LOOP, "boostlib/trees"),
+    "shap_speed": (*LOOP, "boostlib/trees", "boostlib/explain.py"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
     "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
     "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",

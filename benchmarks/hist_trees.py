@@ -118,10 +118,10 @@ def model(library, threads=1):
 
 
 def set_threads(threads):
-    """OpenMP (scikit-learn, XGBoost, LightGBM) on ``threads`` threads, BLAS on one; call
-    before scikit-learn is imported."""
+    """OpenMP (scikit-learn, XGBoost, LightGBM) and numba (boostlib) on ``threads``
+    threads, BLAS on one; call before scikit-learn is imported."""
     harness.single_threaded()
-    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ["OMP_NUM_THREADS"] = os.environ["NUMBA_NUM_THREADS"] = str(threads)
 
 
 def pool_path():
@@ -223,6 +223,7 @@ def compile_times():
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         env.pop("OMP_NUM_THREADS", None)
+        env.pop("NUMBA_NUM_THREADS", None)
         first = _in_subprocess("--tiny", env=env)
         second = _in_subprocess("--tiny", env=env)
     return {"first_process_s": first["cpu_s"], "cached_process_s": second["cpu_s"],

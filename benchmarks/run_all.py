@@ -35,6 +35,7 @@ BENCHMARKS = {
     "peers": "(e) peers at equal settings",
     "peers_timing": "(e) peers' fit times (for a quiet machine)",
     "hist_trees": "(f) histogram trees against the histogram libraries (chapter 8)",
+    "shap_speed": "(g) SHAP values against XGBoost's pred_contribs (chapter 10)",
     "esl_10_2": "ESL Figure 10.2 (chapter 7)",
     "direction_step": "direction x step study (chapter 7)",
     "regularisation": "shrinkage and subsampling (chapter 7)",

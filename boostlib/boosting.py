@@ -70,9 +70,11 @@ from sklearn.utils.validation import (
 from .directions import get_direction
 from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
 from .losses import Coordinate, Loss, Softmax, get_loss
+from .row_blocks import loop_threads
 from .steps import get_step
 from .subsampling import StageWeights
 from .trees.binning import binning_seed
+from .trees.threads import effective_n_threads
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
 
@@ -120,6 +122,27 @@ def loss_targets(estimator, y):
     if loss.vector:
         return np.eye(len(classes))[codes]
     return np.where(codes == 1, loss.labels[1], loss.labels[0]).astype(float)
+
+
+def _validation_targets(estimator, validation, Y):
+    """The checked validation set with ``y_val`` as ``loss_targets`` makes ``y`` (or None).
+
+    ``Y`` is the training targets so converted: ``y_val`` must have as many
+    outputs, finite values, and (for a classifier) only labels seen in ``y``.
+    """
+    if validation is None:
+        return None
+    X_val, y_val, s_val = validation
+    try:
+        Y_val = loss_targets(estimator, y_val)
+    except ValueError as exc:
+        raise ValueError(f"y_val: {exc}") from exc
+    if Y_val.shape[1:] != Y.shape[1:]:
+        raise ValueError(f"y_val has {Y_val.shape[1:] or 'one'} outputs per row, "
+                         f"but y has {Y.shape[1:] or 'one'}")
+    if not np.all(np.isfinite(Y_val)):
+        raise ValueError("y_val holds NaN or infinity")
+    return X_val, Y_val, s_val
 
 
 def _object_array(rows, K):
@@ -317,6 +340,48 @@ class _Boosting(BaseEstimator):
             )
         return s
 
+    def _check_validation(self, X_val, y_val, sample_weight_val):
+        """The validation set handed to ``fit``, checked: ``(X_val, y_val, s_val)`` or None.
+
+        As HistGradientBoosting takes it: both ``X_val`` and ``y_val`` or
+        neither, and only when early stopping is on (``n_iter_no_change``);
+        ``validation_fraction`` then goes unused. ``X_val`` is checked as
+        ``predict`` checks ``X`` (same features; NaN only if the learner takes
+        it); ``s_val`` as ``sample_weight`` is. ``y_val`` is converted by the
+        caller, once the loss and the classes are known.
+        """
+        if X_val is None and y_val is None:
+            if sample_weight_val is not None:
+                raise ValueError("sample_weight_val is given, but X_val and y_val are not")
+            return None
+        if X_val is None or y_val is None:
+            given, missing = ("X_val", "y_val") if y_val is None else ("y_val", "X_val")
+            raise ValueError(f"{given} is given, but {missing} is not; early stopping needs both")
+        if self.n_iter_no_change is None:
+            raise ValueError("X_val and y_val are for early stopping, which is off: set "
+                             "n_iter_no_change (the patience) to stop early on them")
+        try:
+            X_val = self._check_X(X_val, reset=False)
+        except ValueError as exc:
+            raise ValueError(f"X_val: {exc}") from exc
+        y_val = np.asarray(y_val)
+        if y_val.dtype.kind in "US":
+            y_val = y_val.astype(object)
+        if len(y_val) != len(X_val):
+            raise ValueError(f"X_val has {len(X_val)} rows, but y_val has {len(y_val)}")
+        s_val = None
+        if sample_weight_val is not None:
+            try:
+                s_val = _check_sample_weight(sample_weight_val, X_val, dtype=np.float64,
+                                             ensure_non_negative=True,
+                                             allow_all_zero_weights=True)
+            except ValueError as exc:
+                raise ValueError(f"sample_weight_val: {exc}") from exc
+            if not np.sum(s_val) > 0:
+                raise ValueError("sample_weight_val sums to zero: the validation loss "
+                                 "needs a positive weight")
+        return X_val, y_val, s_val
+
     def _learner_input(self, X):
         """``X`` as the learners read it: binned once (with ``binner_``), or unchanged."""
         if not self._bins_X:
@@ -349,22 +414,37 @@ class _Boosting(BaseEstimator):
         return u.reshape(len(X), -1) if self.loss_.vector else u.reshape(len(X))
 
     # -- the loop ---------------------------------------------------------
-    def _fit_boosting(self, X, Y, stratify=None, sample_weight=None):
+    def _fit_boosting(self, X, Y, stratify=None, sample_weight=None, validation=None):
         """Fit on internal targets ``Y`` (the loss's convention). Sets the fitted attributes.
 
         ``sample_weight`` (``s``, validated, or None) multiplies every sample's
         loss: the learners are fitted with weights ``w s`` (``w s · bag`` when
         subsampling, as scikit-learn combines them), the steps, ``F_0``, the
         validation loss and ``train_loss_`` are weighted by ``s``.
+        ``validation``: the user's ``(X_val, Y_val, s_val)``, checked, or None;
+        early stopping then reads it and nothing is held out of ``X``.
         """
-        held_out = None
-        if self.n_iter_no_change is not None:  # early stopping: the validation set first
+        held_out = validation
+        if self.n_iter_no_change is not None and validation is None:  # held out of X
             (X, Y, sample_weight), held_out = hold_out(
                 X, Y, sample_weight, self.validation_fraction, self.random_state, stratify)
         rng = check_random_state(self.random_state)
         X = self._bin_once(X, sample_weight)
-        self._boost(X, Y, sample_weight, rng, held_out)
+        with loop_threads(self._loop_threads()):  # the same bits on any number (row_blocks)
+            self._boost(X, Y, sample_weight, rng, held_out)
         return self
+
+    def _loop_threads(self):
+        """The threads the loop's per-row formulas (loss, ``g``, ``h``) use between trees.
+
+        Those of a learner that bins ``X`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`,
+        whose ``n_jobs`` means what :func:`~boostlib.trees.threads.effective_n_threads`
+        says: ``None`` is every core); one for any other learner, as before. The
+        loop and the trees take turns, so the threads never compete.
+        """
+        if not self._bins_X or "n_jobs" not in self._prototype.get_params():
+            return 1
+        return effective_n_threads(self._prototype.get_params()["n_jobs"])
 
     def _bin_once(self, X, sample_weight):
         """``X`` binned once per fit for a learner that bins (chapter 8); otherwise ``X``.
@@ -611,7 +691,8 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         value beats the worst of the last ``n``, however long ago the best was
         (:class:`~boostlib.early_stopping.ValidationLoss`, chapter 3).
     validation_fraction : float, default=0.1
-        Share of the training data held out for ``n_iter_no_change``.
+        Share of the training data held out for ``n_iter_no_change``; not
+        used when ``fit`` is given ``X_val`` and ``y_val``.
     random_state : int, RandomState or None, default=None
         Seeds subsampling, the validation split, every learner and the rows
         that place the bins of a learner that bins ``X`` (drawn from a copy:
@@ -673,12 +754,16 @@ class BoostingRegressor(RegressorMixin, _Boosting):
             verbose=verbose,
         )
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, sample_weight_val=None):
         """Fit the boosted model to ``X`` of shape (N, d) and ``y`` of shape (N,) or (N, K).
 
         ``sample_weight`` (N,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
         loss everywhere, ``Σ s L(y, F)`` (zero weights allowed, not all zero).
         ``X`` may hold NaN when the learner accepts it (the default tree does).
+        ``X_val``, ``y_val`` (and ``sample_weight_val``), default None: a
+        validation set of one's own for early stopping (``n_iter_no_change``
+        must be set); nothing is then held out of ``X``, and the stopping
+        rule is unchanged.
         """
         self._check_params()
         loss = get_loss(self.loss)
@@ -692,9 +777,12 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         except ValueError as exc:
             raise _naming_data(exc, "X and y") from exc
         sample_weight = self._check_sample_weight(sample_weight, X)
+        validation = self._check_validation(X_val, y_val, sample_weight_val)
         self._y_2d = np.ndim(y) == 2
         self.loss_ = loss
-        return self._fit_boosting(X, loss_targets(self, y), sample_weight=sample_weight)
+        Y = loss_targets(self, y)
+        return self._fit_boosting(X, Y, sample_weight=sample_weight,
+                                  validation=_validation_targets(self, validation, Y))
 
     def _output(self, F):
         return F if self._y_2d or not self.loss_.vector else F[:, 0]
@@ -767,13 +855,16 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         )
         self.multiclass = multiclass
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, sample_weight_val=None):
         """Fit to ``X`` of shape (N, d) and labels ``y`` of any type (at least two classes).
 
         ``sample_weight`` (N,), default None: ``s_i ≥ 0`` multiplies sample ``i``'s
         loss everywhere (class weights: ``s_i`` = the weight of ``y_i``'s class,
         e.g. ``sklearn.utils.class_weight.compute_sample_weight``). ``X`` may hold
-        NaN when the learner accepts it (the default tree does).
+        NaN when the learner accepts it (the default tree does). ``X_val``,
+        ``y_val`` (and ``sample_weight_val``), default None: a validation set of
+        one's own for early stopping (``n_iter_no_change`` must be set; its
+        labels must occur in ``y``); nothing is then held out of ``X``.
         """
         self._check_params()
         if not isinstance(self.multiclass, str) or self.multiclass not in MULTICLASS:
@@ -784,6 +875,7 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         except ValueError as exc:
             raise _naming_data(exc, "X and y") from exc
         sample_weight = self._check_sample_weight(sample_weight, X)
+        validation = self._check_validation(X_val, y_val, sample_weight_val)
         try:
             check_classification_targets(y)
         except ValueError as exc:
@@ -809,8 +901,9 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
             raise ValueError(f"loss={loss.name!r} is binary only, but y has {K} classes")
         self.loss_ = loss
         self._per_class = loss.vector and self.multiclass == "per_class"
-        return self._fit_boosting(X, loss_targets(self, y), stratify=codes,
-                                  sample_weight=sample_weight)
+        Y = loss_targets(self, y)
+        return self._fit_boosting(X, Y, stratify=codes, sample_weight=sample_weight,
+                                  validation=_validation_targets(self, validation, Y))
 
     def decision_function(self, X):
         """The raw score ``F_M(x)``: shape (n_samples,) for two classes, (n_samples, K) for more."""

@@ -85,7 +85,8 @@ def load_split(name, random_state=0):
 def one_hot(y, n_classes=None):
     """Rows of the identity: class ``k`` becomes ``e_k``.
 
-    These are the Iris targets of Damião's *Boosted Neural Networks*.
+    This is the book's encoding of the Iris targets in the chapter on
+    Damião's *Boosted Neural Networks*; the report does not specify one.
     """
     y = np.asarray(y)
     if y.ndim != 1 or not np.issubdtype(y.dtype, np.integer) or (y.size and y.min() < 0):

@@ -145,7 +145,8 @@ def vector_newton(H, g):
 
 
 def _bounded(z):
-    return np.clip(z, -TARGET_BOUND, TARGET_BOUND)
+    """``z`` clipped to ``[−TARGET_BOUND, TARGET_BOUND]``, in place (a fresh target: no copy)."""
+    return np.clip(z, -TARGET_BOUND, TARGET_BOUND, out=z)
 
 
 def _require_curvature(loss, name):

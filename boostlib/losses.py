@@ -25,6 +25,8 @@ from scipy.special import expit, logit, logsumexp, softmax
 from sklearn._loss.link import MultinomialLogit
 from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss, HalfMultinomialLoss
 
+from .row_blocks import by_row_blocks
+
 __all__ = [
     "Loss",
     "SquaredError",
@@ -75,9 +77,11 @@ def _compiled(method, y, F):
     inputs (AVX-512). Trees fitted to gradients that differ in the last bit
     can break a tie between two splits differently, so boostlib takes these
     gradients from scikit-learn to grow the same trees (subsampled fits too).
+    Evaluated on blocks of rows, one per thread of the loop (:mod:`boostlib.row_blocks`).
     """
     y, F = np.broadcast_arrays(np.asarray(y, dtype=float), np.asarray(F, dtype=float))
-    out = method(np.ascontiguousarray(y).ravel(), np.ascontiguousarray(F).ravel())
+    out = by_row_blocks(method, np.ascontiguousarray(y).ravel(), np.ascontiguousarray(F).ravel(),
+                        out_keyword=f"{method.__name__}_out")  # loss_out=, gradient_out=
     return out.reshape(F.shape)
 
 
@@ -257,6 +261,13 @@ class Huber(Loss):
         return float(result.x)
 
 
+def _logistic_curvature(F):
+    """``σ(F) σ(−F) = p (1 − p)``, the log loss's Hessian, in one temporary less."""
+    h = expit(F)
+    h *= expit(-F)
+    return h
+
+
 class LogLoss(Loss):
     r"""Binary log loss with labels ``y ∈ {0, 1}`` and ``F`` the log-odds.
 
@@ -280,7 +291,8 @@ class LogLoss(Loss):
         # σ(F) σ(−F): no cancellation at any F. (e^{−|F|}/(1 + e^{−|F|})² is one exp
         # cheaper but differs in the last bits, and those bits flip tied splits: newton +
         # constant then stops being the same model as newton + leaf_newton, chapter 7.)
-        return expit(F) * expit(-F)
+        # Row by row, so on blocks of rows, one per thread (boostlib.row_blocks).
+        return by_row_blocks(_logistic_curvature, F)
 
     def optimal_constant(self, y, sample_weight=None):
         y = np.asarray(y, dtype=float)  # float32 labels: the mean in float64 all the same
@@ -335,14 +347,15 @@ class BinomialDeviance(_HalfLogOdds):
 
     name = "binomial_deviance"
 
+    # row by row, so on blocks of rows, one per thread (boostlib.row_blocks)
     def __call__(self, y, F):
-        return np.logaddexp(0.0, -2.0 * y * F)
+        return by_row_blocks(lambda y, F: np.logaddexp(0.0, -2.0 * y * F), y, F)
 
     def gradient(self, y, F):
-        return -2.0 * y * expit(-2.0 * y * F)
+        return by_row_blocks(lambda y, F: -2.0 * y * expit(-2.0 * y * F), y, F)
 
     def hessian(self, y, F):
-        return 4.0 * expit(-2.0 * y * F) * expit(2.0 * y * F)
+        return by_row_blocks(lambda y, F: 4.0 * expit(-2.0 * y * F) * expit(2.0 * y * F), y, F)
 
 
 class Exponential(_HalfLogOdds):
@@ -359,7 +372,8 @@ class Exponential(_HalfLogOdds):
     name = "exponential"
 
     def _e(self, y, F):
-        return np.exp(np.minimum(-y * F, EXP_CLIP))
+        # row by row, so on blocks of rows, one per thread (boostlib.row_blocks)
+        return by_row_blocks(lambda y, F: np.exp(np.minimum(-y * F, EXP_CLIP)), y, F)
 
     def __call__(self, y, F):
         return self._e(y, F)
