@@ -345,3 +345,20 @@ def test_the_same_categorical_model_on_one_two_and_four_threads():
     out = json.loads(run.stdout)
     assert out["1"] == out["2"] == out["4"]
     assert out["1"][2] > 10  # categorical splits were made
+
+
+def test_a_validation_set_of_ones_own_is_binned_by_the_training_categories():
+    """X_val goes through the training binner: its categories get the training bins, and a
+    category training never saw follows the missing-value rule (no error)."""
+    X, y = many_categories(3000, 7)
+    X_val, y_val = many_categories(1000, 8)
+    X_val[:50, 0] = 99  # never seen in training
+    model = BoostingClassifier(learner=HistTreeRegressor(categorical_features=[0]),
+                               direction="newton", step="constant", n_estimators=200,
+                               n_iter_no_change=3, random_state=0)
+    model.fit(X, y, X_val=X_val, y_val=y_val)
+    assert model.n_estimators_ < 200
+    assert np.array_equal(model.binner_.transform(X_val).bins[0][:50], np.full(50, 255))
+    missing = model.predict_proba(np.c_[[np.nan], X_val[50:51, 1]])
+    unseen = model.predict_proba(np.c_[[99.0], X_val[50:51, 1]])
+    assert np.array_equal(missing, unseen)
