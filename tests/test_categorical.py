@@ -362,3 +362,19 @@ def test_a_validation_set_of_ones_own_is_binned_by_the_training_categories():
     missing = model.predict_proba(np.c_[[np.nan], X_val[50:51, 1]])
     unseen = model.predict_proba(np.c_[[99.0], X_val[50:51, 1]])
     assert np.array_equal(missing, unseen)
+
+
+def test_with_smoothing_a_rare_category_stays_out_of_the_scan_on_the_right():
+    """scikit-learn's rule: a category under s rows (here 3 < 10) is not scanned and goes
+    right, however extreme its mean; with s = 0 its mean puts it with the high ones."""
+    codes = np.r_[np.repeat([0, 1, 2, 3], 100), [4, 4, 4]].astype(float)[:, None]
+    y = np.r_[np.repeat([0.0, 0.0, 5.0, 5.0], 100), [9.0, 9.0, 9.0]]
+    probe = np.arange(5.0)[:, None]
+    exact = HistTreeRegressor(max_depth=1, categorical_features=[0]).fit(codes, y)
+    smoothed = HistTreeRegressor(max_depth=1, categorical_features=[0],
+                                 categorical_smoothing=10.0).fit(codes, y)
+    leaf = exact.apply(probe)
+    assert leaf[4] == leaf[2] == leaf[3] != leaf[0]
+    leaf = smoothed.apply(probe)
+    assert leaf[4] == 2  # right, whatever its mean: here with the low categories
+    assert leaf[0] == leaf[1] != leaf[2] == leaf[3]
