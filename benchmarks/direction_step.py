@@ -96,14 +96,22 @@ def post_threshold_accuracy(model, data, stage, random_state):
     return threshold, float(np.mean(predicted == data.y_test))
 
 
+def watch_counts(watch, model, row):
+    """The caps that acted up to the chosen stage (they decide the result read there) and
+    over all stages (:meth:`harness.CapWatch.counts`); all 0 for a step without a cap."""
+    if watch is None:
+        return {"step_calls": int(np.size(model.steps_)), "step_cap": 0, "iteration_cap": 0,
+                "step_cap_all": 0, "iteration_cap_all": 0, "first_cap_stage": 0}
+    return watch.counts(stages=model.n_estimators_, chosen_stage=row["chosen_stage"])
+
+
 def one_run(dataset, loss, direction, step, seed, data):
     """The protocol's row for one cell on one split, and the training-loss curve."""
     watch = harness.CapWatch(step) if step in WATCHED else None
     model = study_model(loss, direction, watch or step)
     row = harness.held_out_run(model, data, random_state=seed,
                                stratify=loss in CLASSIFICATION)
-    row.update(watch.counts() if watch else
-               {"step_calls": int(np.size(model.steps_)), "step_cap": 0, "iteration_cap": 0})
+    row.update(watch_counts(watch, model, row))
     if (dataset, loss) == POST:
         row["f1_threshold"], row["test_score_f1_threshold"] = post_threshold_accuracy(
             model, data, row["chosen_stage"], seed)
@@ -156,8 +164,10 @@ def run(quick=False, splits=None, problems=None):
         f"{STAGES}"])
     return harness.write_csv(NAME, rows, notes=[
         protocol + "; test_loss / test_score (accuracy or R^2) at the chosen stage, *_last after"
-        f" stage {STAGES}; step_cap / iteration_cap = steps decided by the cap on rho / Newton's"
-        " iteration cap (harness.CapWatch) out of step_calls; status = harness.run_status;"
+        f" stage {STAGES}; step_cap / iteration_cap = steps up to the chosen stage decided by the"
+        " cap on rho / Newton's iteration cap (harness.CapWatch), *_all over every stage, out of"
+        " step_calls; first_cap_stage = the first stage a cap acted at (0: none);"
+        " status = harness.run_status;"
         f" target_train_loss = gradient+leaf_newton's training loss after {TARGET_STAGE} stages;"
         " test_score_f1_threshold (hastie): accuracy with the F1-optimal threshold on the fit"
         " rows, the post's rule"])
@@ -218,8 +228,7 @@ def run_converged(quick=False):
                 model = study_model(loss, direction, watch or step, n_estimators=stages)
                 row = harness.held_out_run(model.set_params(learning_rate=nu), data,
                                            random_state=seed, stratify=True)
-                row.update(watch.counts() if watch else {
-                    "step_calls": int(np.size(model.steps_)), "step_cap": 0, "iteration_cap": 0})
+                row.update(watch_counts(watch, model, row))
                 rows.append({"dataset": dataset, "loss": loss, "split": seed, "run": name,
                              "direction": direction, "step": step, "learning_rate": nu,
                              "status": harness.run_status(row), **row})

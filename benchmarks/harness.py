@@ -22,15 +22,17 @@ functions under "The protocol" below implement it):
    and reported as mean, standard error and range (:func:`spread`);
 4. runs that diverge, or where a cap decided the result (the step cap
    ``RHO_MAX``, Newton's iteration cap on ρ, the stage budget), are reported as
-   such (:class:`CapWatch`, :func:`run_status`).
+   such (:class:`CapWatch`, :func:`run_status`); a cap decides a result read at
+   the chosen stage ``m*`` only if it acted at a stage up to ``m*``.
 
-A result is stale once boostlib code it measures changed after the commit it
+A result is stale once the code of boostlib it measures changed after the commit it
 was computed on (``MEASURES``, :func:`stale_modules`; ``tests/test_benchmarks.py``
 fails on a stale CSV).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import statistics
@@ -38,7 +40,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]  # the repository: git and boostlib live here
+RESULTS = ROOT / "benchmarks" / "results"
 # numba sizes its pool from NUMBA_NUM_THREADS (boostlib's n_jobs=None is the whole pool)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "NUMBA_NUM_THREADS")
@@ -277,28 +280,42 @@ def diverged(train_loss):
 
 
 class CapWatch:
-    """A boostlib step rule, unchanged, that counts the steps at which a cap decided ρ.
+    """A boostlib step rule, unchanged, that records the steps at which a cap decided ρ.
 
     ``CapWatch("line_search")`` or ``CapWatch("newton")`` is passed as ``step=``.
-    Both caps act where ``φ(ρ) = Σ w L(y, F + ρu)`` has no finite minimiser (the
-    learner separates the points it moves, so ``φ`` falls for ever):
+    The caps act where ``φ(ρ) = Σ w L(y, F + ρu)`` has no finite minimiser (the
+    learner separates the points it moves, so ``φ`` falls for ever), and also
+    where the minimiser lies beyond ``RHO_MAX``: ``RHO_MAX`` bounds ``ρ``, not
+    ``ρu``, and a learner whose output ``u`` has become small needs a large ``ρ``
+    for a moderate step in ``F``:
 
-    * ``step_cap`` counts the steps that ended at ``|ρ| = RHO_MAX``, or, for a loss
-      with a positive Hessian, where ``φ`` has flattened to rounding (its curvature
+    * a *step cap*: the step ended at ``|ρ| = RHO_MAX``, or, for a loss with a
+      positive Hessian, where ``φ`` has flattened to rounding (its curvature
       ``φ″(ρ)`` is zero, so the slope the search solves for has underflowed to
       zero, not crossed it);
-    * ``iteration_cap`` counts the Newton steps on ρ that used all
-      ``NEWTON_MAX_ITER`` iterations without converging: one more iteration would
-      still move ρ by more than ``1e-6 (1 + |ρ|)``.
+    * an *iteration cap*: a Newton step on ρ used all ``NEWTON_MAX_ITER``
+      iterations without converging (one more iteration would still move ρ by
+      more than ``1e-6 (1 + |ρ|)``).
 
-    ``calls`` counts every step (``K`` per stage for ``K`` classes).
+    ``calls`` counts every step (``K`` per stage for ``K`` classes);
+    ``step_caps`` and ``iteration_caps`` hold the 0-based indices of the calls
+    that hit each cap, ``step_cap`` and ``iteration_cap`` their numbers.
     """
 
     def __init__(self, name):
         from boostlib.steps import get_step
 
         self.name, self.rule = name, get_step(name)
-        self.calls = self.step_cap = self.iteration_cap = 0
+        self.calls = 0
+        self.step_caps, self.iteration_caps = [], []
+
+    @property
+    def step_cap(self):
+        return len(self.step_caps)
+
+    @property
+    def iteration_cap(self):
+        return len(self.iteration_caps)
 
     def __call__(self, loss, y, F, u, sample_weight=None, learner=None, X=None):
         import numpy as np
@@ -306,22 +323,36 @@ class CapWatch:
         from boostlib.steps import RHO_MAX, _directional_derivatives, newton
 
         rho, u = self.rule(loss, y, F, u, sample_weight=sample_weight, learner=learner, X=X)
+        call = self.calls
         self.calls += 1
         # a flat φ″ means an underflowed loss only where the Hessian is positive
         # (absolute error's is zero everywhere: its line search ends on a kink)
         flat = (loss.positive_hessian and rho != 0.0 and np.any(u != 0)
                 and _directional_derivatives(loss, y, F + rho * u, u, sample_weight)[1] == 0.0)
         if abs(rho) >= RHO_MAX or flat:
-            self.step_cap += 1
+            self.step_caps.append(call)
         elif self.name == "newton":
             further, _ = newton(loss, y, F + rho * u, u, sample_weight, max_iter=1)
             if abs(further) > 1e-6 * (1 + abs(rho)):
-                self.iteration_cap += 1
+                self.iteration_caps.append(call)
         return rho, u
 
-    def counts(self):
-        return {"step_calls": self.calls, "step_cap": self.step_cap,
-                "iteration_cap": self.iteration_cap}
+    def counts(self, stages=None, chosen_stage=None):
+        """The counts of calls and caps; with the fit's ``stages`` and its ``chosen_stage``
+        ``m*``, the caps are those at stages up to ``m*`` (which decide the result read
+        there), and ``step_cap_all``, ``iteration_cap_all`` and ``first_cap_stage``
+        (0 if none) cover every stage."""
+        if chosen_stage is None:
+            return {"step_calls": self.calls, "step_cap": self.step_cap,
+                    "iteration_cap": self.iteration_cap}
+        per_stage = self.calls // stages  # K calls per stage for K classes
+        stage_of = [call // per_stage + 1 for call in range(self.calls)]
+        capped = sorted(self.step_caps + self.iteration_caps)
+        return {"step_calls": self.calls,
+                "step_cap": sum(stage_of[c] <= chosen_stage for c in self.step_caps),
+                "iteration_cap": sum(stage_of[c] <= chosen_stage for c in self.iteration_caps),
+                "step_cap_all": self.step_cap, "iteration_cap_all": self.iteration_cap,
+                "first_cap_stage": stage_of[capped[0]] if capped else 0}
 
     def __repr__(self):  # the estimator's repr shows the rule's name
         return f"CapWatch({self.name!r})"
@@ -379,6 +410,7 @@ MEASURES = {
     "peers_timing": (*LOOP, "boostlib/trees"),
     "hist_trees": (*LOOP, "boostlib/trees"),
     "shap_speed": (*LOOP, "boostlib/trees", "boostlib/explain.py"),
+    "tree_options": (*LOOP, "boostlib/trees"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
     "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
     "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",
@@ -442,23 +474,61 @@ def recorded_commit(csv_name):
 def _git(*args):
     import subprocess
 
-    root = Path(__file__).resolve().parents[1]
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def code_of(source):
+    """A module's code without its docstrings and comments: what a result can depend on.
+
+    The abstract syntax tree, dumped, with the docstring of the module and of
+    every class and function removed (comments never reach it). A file that
+    does not parse is its own text.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
+def _code_at(commit, path):
+    """``{file: code_of(file)}`` for the ``.py`` files at ``path`` (a file or a folder) in
+    ``commit``, or in the working tree when ``commit`` is None."""
+    if commit is None:
+        target = ROOT / path
+        files = sorted(target.rglob("*.py")) if target.is_dir() else [target] * target.exists()
+        return {f.relative_to(ROOT).as_posix(): code_of(f.read_text(encoding="utf-8"))
+                for f in files}
+    return _code_in_commit(str(ROOT), commit, path)
+
+
+@functools.lru_cache(maxsize=None)
+def _code_in_commit(root, commit, path):
+    """:func:`_code_at` of a commit, which never changes (cached per repository ``root``)."""
+    names = _git("ls-tree", "-r", "--name-only", commit, "--", path).stdout.split()
+    return {name: code_of(_git("show", f"{commit}:{name}").stdout)
+            for name in names if name.endswith(".py")}
 
 
 def stale_modules(csv_name):
-    """The paths in ``MEASURES`` whose last commit is not in the history of the CSV's commit.
+    """The paths in ``MEASURES`` whose code has changed since the CSV's commit.
 
-    Empty when the file is current. A file that records no commit, an unknown
-    commit or one with uncommitted changes ("+dirty") is stale in every path.
+    Code is :func:`code_of`: a change to docstrings or comments alone leaves a
+    result current, any other change (a file added or removed included) makes
+    it stale. Empty when the file is current. A file that records no commit,
+    an unknown commit or one with uncommitted changes ("+dirty") is stale in
+    every path.
     """
     paths = MEASURES[benchmark_of(csv_name)]
     commit = recorded_commit(csv_name)
     if not commit or commit.endswith("+dirty") or _git("cat-file", "-e", commit).returncode:
         return list(paths)
-    stale = []
-    for path in paths:
-        last = _git("log", "-1", "--format=%H", "--", path).stdout.strip()
-        if last and _git("merge-base", "--is-ancestor", last, commit).returncode != 0:
-            stale.append(path)
-    return stale
+    return [path for path in paths if _code_at(commit, path) != _code_at(None, path)]

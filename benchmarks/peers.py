@@ -68,7 +68,8 @@ def peers(y_train):
             tree_method="exact", max_depth=3, reg_lambda=0.0, min_child_weight=0.0,
             base_score=float(np.mean(y_train)), n_jobs=1, **SETTINGS),
         "boostlib, histogram": BoostingClassifier(
-            learner=HistTreeRegressor(max_depth=3, max_bins=BINS, min_child_weight=0.0),
+            learner=HistTreeRegressor(max_depth=3, max_bins=BINS, min_child_weight=0.0,
+                                      n_jobs=1),  # None: numba's whole pool
             **newton),
         "XGBoost hist": XGBClassifier(
             tree_method="hist", max_bin=BINS, max_depth=3, reg_lambda=0.0, min_child_weight=0.0,

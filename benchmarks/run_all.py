@@ -36,6 +36,7 @@ BENCHMARKS = {
     "peers_timing": "(e) peers' fit times (for a quiet machine)",
     "hist_trees": "(f) histogram trees against the histogram libraries (chapter 8)",
     "shap_speed": "(g) SHAP values against XGBoost's pred_contribs (chapter 10)",
+    "tree_options": "monotone constraints, column subsampling and sparse X at 1M rows (chapter 8)",
     "esl_10_2": "ESL Figure 10.2 (chapter 7)",
     "direction_step": "direction x step study (chapter 7)",
     "regularisation": "shrinkage and subsampling (chapter 7)",

@@ -548,8 +548,8 @@ class _Boosting(BaseEstimator):
 
         ``ρ_0`` comes from the ``init_step`` rule (by default the stages' step rule).
         With ``sample_weight`` ``s``: the constant ``argmin_c Σ_i s_i L(y_i, c)``
-        (step 1 of Algorithm 1, weighted), or ``f_0`` fitted with weights ``s``
-        and ``ρ_0`` weighted by them.
+        (step 1 of Friedman's Algorithm 1, chapter 3, weighted), or ``f_0``
+        fitted with weights ``s`` and ``ρ_0`` weighted by them.
         """
         loss = self.loss_
         s = sample_weight
@@ -598,15 +598,17 @@ class _Boosting(BaseEstimator):
     def feature_importances_(self):
         r"""Friedman's relative influence of each feature, normalised to sum to 1 (chapter 10).
 
-        For one tree ``T``, ``I_j²(T) = Σ_t î_t² 1(v_t = j)`` over its internal
-        nodes ``t`` that split on feature ``j``, with ``î_t²`` the node's
-        improvement in weighted squared error, ``w_t imp_t − w_l imp_l − w_r imp_r``
-        (Friedman 2001, §8.1; ESL eq. 10.42), divided by the root's ``Σ w``. The
+        For one tree ``T``, ``I_ℓ²(T) = Σ_η î_η² 1(ℓ_η = ℓ)`` over its internal
+        nodes ``η`` that split on feature ``ℓ`` (chapter 10, eq. ``influence-tree``),
+        with ``î_η²`` the node's improvement in weighted squared error,
+        ``W_η imp_η − W_L imp_L − W_R imp_R`` (``W`` a node's cover, ``imp`` its
+        weighted variance; Friedman 2001, §8.1; ESL eq. 10.42), divided by the
+        root's cover. The
         boosted model's influence is the mean over its trees, then normalised
         — as scikit-learn's gradient boosting computes it (trees that are a
         single leaf left out), so on the same model the two agree.
 
-        For :class:`~boostlib.trees.HistTreeRegressor` learners ``î_t²`` is the
+        For :class:`~boostlib.trees.HistTreeRegressor` learners ``î_η²`` is the
         split's gain ``Δ`` (chapter 8), the same improvement (with ``λ = 0``; the
         penalised one otherwise, XGBoost's ``total_gain``). The initial model
         ``F_0`` is not counted.
@@ -721,9 +723,9 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         With a learner that bins ``X`` (:class:`~boostlib.trees.HistTreeRegressor`):
         the bins every stage shares, made once per fit; else None.
     feature_importances_ : ndarray of shape (n_features,)
-        Friedman's relative influence ``I_j²`` of each feature, summing to 1:
-        the improvements of the splits on ``j``, per tree over its root's
-        weight, averaged over the trees, as scikit-learn's gradient boosting
+        Friedman's relative influence ``I_ℓ²`` of each feature ``ℓ``, summing
+        to 1: the improvements of the splits on ``ℓ``, per tree over its root's
+        cover, averaged over the trees, as scikit-learn's gradient boosting
         computes it (chapter 10). Tree learners only. Measured on the training
         data, it favours features with many distinct values; permutation
         importance on held-out data does not.

@@ -43,23 +43,25 @@ MAX_BRACKET_STEPS = 200
 
 @dataclass(frozen=True, repr=False)
 class DescentPath:
-    """The iterates of a descent run of ``T = n_steps`` updates.
+    """The iterates of a descent run of ``n_steps`` updates, ``t = 1, …, n_steps``.
 
-    Written in chapter 1's symbols, the step ``t`` and the parameters ``P``. In
-    function space (chapter 2) read the stage ``m`` for ``t``, ``M`` for ``T``
-    and ``F`` for ``P``: there ``d = N`` and row ``m`` of ``params`` holds
-    ``F_m(x_1), …, F_m(x_N)``.
+    Written in chapter 1's symbols, the step ``t`` and the parameters ``P``, a
+    vector of ``n_params`` numbers (the number of parameters). In function space
+    (chapter 2) read the stage ``m`` for ``t``, the number of stages ``M`` for
+    ``n_steps`` and ``F`` for ``P``: there ``n_params = N`` and row ``m`` of
+    ``params`` holds ``F_m(x_1), …, F_m(x_N)`` (for a vector loss each entry is
+    itself a vector of ``K``).
 
     Attributes
     ----------
-    params : ndarray, shape (T + 1, d)
-        ``P_0, …, P_T``.
-    values : ndarray, shape (T + 1,)
+    params : ndarray, shape (n_steps + 1, n_params)
+        ``P_0, P_1, …``, the start and the iterate after each step.
+    values : ndarray, shape (n_steps + 1,)
         ``Φ`` at each iterate.
-    rhos : ndarray, shape (T,)
-        The step sizes ``ρ_1, …, ρ_T``.
-    gradients : ndarray, shape (T, d)
-        ``g_1, …, g_T``: ``g_t`` is taken at ``P_{t−1}``.
+    rhos : ndarray, shape (n_steps,)
+        The step sizes ``ρ_1, ρ_2, …``.
+    gradients : ndarray, shape (n_steps, n_params)
+        ``g_1, g_2, …``: ``g_t`` is taken at ``P_{t−1}``.
     """
 
     params: np.ndarray
@@ -69,7 +71,7 @@ class DescentPath:
 
     @property
     def steps(self):
-        """The increments ``−ρ_1 g_1, …, −ρ_T g_T``, one per row, shape (T, d).
+        """The increments ``−ρ_t g_t``, one row per step, shape (n_steps, n_params).
 
         Row ``t − 1`` holds ``−ρ_t g_t = P_t − P_{t−1}`` (eq. ``param-update``),
         so the first ``t`` rows add up to ``P_t − P_0`` (eq. ``param-unrolled``).
@@ -195,13 +197,14 @@ def parameter_descent(objective, gradient, P0, n_steps, rho=None):
     Parameters
     ----------
     objective : callable
-        ``Φ``: array of shape (d,) → float.
+        ``Φ``: array of shape (n_params,) → float, ``n_params`` the number of
+        parameters.
     gradient : callable
-        ``∇Φ``: array of shape (d,) → array of shape (d,).
-    P0 : array_like, shape (d,)
+        ``∇Φ``: array of shape (n_params,) → array of shape (n_params,).
+    P0 : array_like, shape (n_params,)
         The starting parameters ``P_0``.
     n_steps : int
-        The number of updates ``T >= 1``.
+        The number of updates, at least 1: ``t = 1, …, n_steps``.
     rho : float or None
         A fixed step size, or ``None`` for the exact line search.
 
@@ -296,12 +299,12 @@ def linear_model_risk(loss, X, y):
     expectation replaced by the training mean) and, by the chain rule,
     ``∇Φ(P) = (1/N) Σ_i g_i x_i = Xᵀ g / N`` with ``g_i = ∂L(y_i, F)/∂F`` at
     ``F = x_iᵀP``. For half squared error ``∇Φ(P) = Xᵀ(XP − y) / N`` and
-    ``Φ`` is the quadratic with Hessian ``A = XᵀX / N``.
+    ``Φ`` is the quadratic with Hessian ``B = XᵀX / N``.
 
     Parameters
     ----------
     loss : str or boostlib.losses.Loss
-        A scalar loss.
+        A scalar loss; a vector loss (``loss.vector``) raises ``ValueError``.
     X : array_like, shape (N, d)
         The inputs; add a column of ones for an intercept.
     y : array_like, shape (N,)

@@ -40,14 +40,15 @@ for every ``F``, however small an eigenvalue ``μ`` of ``H_i``: a sample whose
 Newton step is long (a tiny curvature along it) gets a tiny weight. The
 weight lies between the smallest and the largest eigenvalue that ``H⁺``
 inverts, so it never exceeds what the eigenvalues justify. For ``H = 2I``
-(the quadratic loss) it is 2 on every sample. A simpler weight, the mean
-eigenvalue ``tr(H_i)/K``, keeps the bound for ``K = 2`` only (there
-``tr(H)/2 = p(1 − p)`` shrinks with ``p_y``). From ``K = 3`` on it fails: for
-softmax, where the true class has probability ``p_y → 0`` and the wrong mass
-is spread over two or more classes, ``tr(H)/K`` stays bounded away from 0
-while ``‖z‖`` grows like ``1/p_y`` (chapter 4). Per-class boosting (one learner per
-class, :class:`~boostlib.losses.Coordinate`) uses the diagonal entries
-``H_kk`` as scalar ``h`` instead, and needs none of this.
+(the quadratic loss) it is 2 on every sample, and so is the mean eigenvalue
+``tr(H_i)/K``, for every ``K``. For softmax that simpler weight keeps the
+bound for ``K = 2`` only (there ``tr(H)/2 = p(1 − p)`` shrinks with
+``p_y``). From ``K = 3`` on it fails: where the true class has
+probability ``p_y → 0`` and the wrong mass is spread over two or more
+classes, ``tr(H)/K`` stays bounded away from 0 while ``‖z‖`` grows like
+``1/p_y`` (chapter 4). Per-class boosting (one learner per class,
+:class:`~boostlib.losses.Coordinate`) uses the diagonal entries ``H_kk`` as
+scalar ``h`` instead, and needs none of this.
 
 **Bounds.** Where ``h`` (or ``g``) vanishes, a Newton target would be
 infinite. The rule used everywhere here: divide by ``max(h, HESSIAN_FLOOR)``
@@ -93,8 +94,8 @@ PINV_RTOL = 1e-10
 def _eigen(H):
     """``H = V diag(μ) Vᵀ`` with ``μ`` floored at ``HESSIAN_FLOOR``; and which ``μ`` are null.
 
-    The columns ``v_q`` of ``V`` are the eigenvectors, ``μ_q`` their eigenvalues
-    (chapter 1's letters). An eigenvalue with ``|μ_q| ≤ PINV_RTOL · max|μ|``
+    The columns ``v`` of ``V`` are the eigenvectors, ``μ_v`` their eigenvalues
+    (chapter 1's letters). An eigenvalue with ``|μ_v| ≤ PINV_RTOL · max|μ|``
     belongs to the null direction (see **Bounds**), unless ``H`` underflowed to
     exactly 0: then nothing is null and every eigenvalue is floored.
     """
@@ -109,7 +110,7 @@ def pseudo_inverse(H):
     """``H⁺`` of symmetric matrices ``H`` (shape ``(..., K, K)``), from ``H = V diag(μ) Vᵀ``.
 
     ``H⁺ = V diag(1/max(μ, HESSIAN_FLOOR)) Vᵀ`` over the eigenvalues with
-    ``|μ_q| > PINV_RTOL · max|μ|``; the others (the null direction) count as
+    ``|μ_v| > PINV_RTOL · max|μ|``; the others (the null direction) count as
     zero (see **Bounds**). ``−H⁺g`` is the minimum-norm Newton direction
     (chapter 4, eq. ``vector-newton``).
     """
@@ -122,9 +123,10 @@ def vector_newton(H, g):
     """Per sample, ``z = −H⁺g`` and the weight ``w = zᵀHz / zᵀz`` (chapter 4, ``vector-newton``).
 
     ``H`` has shape ``(N, K, K)``, ``g`` shape ``(N, K)``. In the eigenbasis
-    of ``H`` (eigenvectors ``v_q``, eigenvalues ``μ_q``, floored as in
-    :func:`pseudo_inverse`), ``g = Σ_q c_q v_q`` and ``z = −Σ_q (c_q/μ_q) v_q``,
-    so ``w = Σ_q μ_q (c_q/μ_q)² / Σ_q (c_q/μ_q)²``: the curvature along ``z``,
+    of ``H`` (eigenvectors ``v``, eigenvalues ``μ_v``, floored as in
+    :func:`pseudo_inverse`; chapter 1 indexes by the eigenvector too),
+    ``g = Σ_v c_v v`` (``c_v = vᵀg``, the code's ``c``) and ``z = −Σ_v (c_v/μ_v) v``,
+    so ``w = Σ_v μ_v (c_v/μ_v)² / Σ_v (c_v/μ_v)²``: the curvature along ``z``,
     so that ``w ‖z‖ ≤ ‖g‖`` (module docstring). Where ``z = 0`` (``g`` has no
     component that ``H⁺`` inverts) any weight fits the target; it is then the
     mean of the inverted eigenvalues.
@@ -133,7 +135,7 @@ def vector_newton(H, g):
     c = np.einsum("ikj,ik->ij", V, g)
     c_over_mu = np.where(null, 0.0, c / mu)  # −z in the eigenbasis
     z = -np.einsum("ijk,ik->ij", V, c_over_mu)
-    # the quotient in units of max|c_q/μ_q|: (c_q/μ_q)² would under- or overflow at extreme scores
+    # the quotient in units of max|c_v/μ_v|: (c_v/μ_v)² would under- or overflow at extreme scores
     size = np.abs(c_over_mu).max(axis=1, keepdims=True)
     scaled = c_over_mu / np.where(size > 0, size, 1.0)
     along = np.sum(scaled * scaled, axis=1)
@@ -180,7 +182,10 @@ def newton(loss, y, F):
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
     so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
-    gradient, as in the scalar case, where ``h · |−g/h| = |g|``.
+    gradient, as in the scalar case, where ``h · |−g/h| = |g|``. Every entry
+    of ``z`` is clipped at ``±TARGET_BOUND``; for softmax the exact ``−H_i⁺g_i``
+    sums to zero over the classes, the clipped one only while no entry
+    reaches the bound (chapter 5).
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)

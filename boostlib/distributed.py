@@ -26,8 +26,12 @@ build histograms of their rows and only those are added up (an allreduce):
 rows never travel, only ``2 × bins × features`` numbers per node.
 
 **What it cannot take.** A step chosen after the tree is grown: the line
-search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ`` and the
-absolute error's leaf medians. The first two are sums over rows as well (one
+search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ``, TreeBoost's
+leaf values on a tree fitted to ``−g`` (``direction="gradient"`` with
+``step="leaf_newton"``, boostlib's default and scikit-learn's algorithm:
+``direction="newton"`` gives leaves of the same form ``−G_j/(H_j + λ)``, but
+on the trees of the weighted fit, another model) and the absolute error's
+leaf medians. The line search and the Newton step are sums over rows as well (one
 pass per trial ``ρ``; for Newton, one per iterate plus one to evaluate the
 loss), and XGBoost's own objectives
 ``reg:absoluteerror`` and ``reg:quantileerror`` do reset every leaf after its
@@ -92,11 +96,14 @@ GLOBAL_STEPS = {
         "learning rate)"
     ),
     "leaf_newton": (
-        "XGBoost's leaf value −Σgrad/(Σhess + λ) already is the per-leaf Newton value of "
-        "direction='newton' (with λ = 0, the weighted mean of z = −g/h with weights h); for "
-        "the absolute error it would be the leaf's median residual, set after the tree, "
-        "which a custom objective has no hook for (XGBoost's built-in "
-        "objective='reg:absoluteerror' sets it)"
+        "step='leaf_newton' with direction='gradient' is TreeBoost (boostlib's default and "
+        "scikit-learn's algorithm): the tree is grown by least squares on the pseudo-response "
+        "−g, and then each leaf is set to −Σg/Σh over its rows (for the absolute error, the "
+        "leaf's median residual), after the tree is grown, which a custom XGBoost objective has "
+        "no hook for. direction='newton' gives leaves of the same form, −Σgrad/(Σhess + λ), but "
+        "on trees split by the Newton gain, in general other trees; direction='gradient' "
+        "keeps the gradient tree's least-squares leaves, ρ = 1 (for the absolute error, "
+        "XGBoost's built-in objective='reg:absoluteerror' sets the leaves after the tree)"
     ),
     "constant": "ρ = 1 is what XGBoost takes for every tree",
 }
@@ -532,7 +539,10 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
         XGBoost objective cannot do (the error names XGBoost's own objective).
     direction : str, default="newton"
         ``"gradient"``, ``"newton"``, ``"newton_unweighted"`` or
-        ``"newton_raphson"`` (:mod:`boostlib.directions`); a step name is refused.
+        ``"newton_raphson"`` (:mod:`boostlib.directions`), every tree taken with
+        ``ρ = 1``: ``"gradient"`` is then the plain gradient tree, not
+        TreeBoost (boostlib's default ``step="leaf_newton"``, which cannot be
+        distributed); a step name is refused.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1

@@ -4,7 +4,7 @@ r"""Reading a boosted model: relative influence and SHAP values (chapter 10).
 every split, credited to its feature, per tree over the root's weight,
 averaged over the trees and normalised (:func:`relative_influence`).
 
-**SHAP values** (Lundberg and Lee 2017; Lundberg et al. 2020): the Shapley
+**SHAP values** (Lundberg and Lee 2017; Lundberg, Erion and Lee 2018): the Shapley
 value ``φ_ℓ(x)`` of feature ``ℓ`` in the game whose players are the ``d``
 features and whose value of a coalition ``S`` is the model's expected output
 when only ``x_S`` is known::
@@ -18,9 +18,9 @@ take both children, weighted by their share of the training *cover* ``W_η``
 (node ``η``'s ``Σ w``: its row count, or ``Σ h`` for a Newton tree, as XGBoost
 keeps it). The values add up, ``Σ_ℓ φ_ℓ(x) + E[F] = F(x)``, with
 ``E[F] = v(∅)``; and because ``F`` is a sum of trees, each φ is the sum of the
-trees' φ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg et
-al. 2020, Algorithm 2) in ``O(J D²)`` per tree and row (``J`` leaves, depth
-``D``), instead of the ``2^d`` coalitions of the definition.
+trees' φ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg,
+Erion and Lee 2018, Algorithm 2) in ``O(J D²)`` per tree and row (``J`` leaves,
+depth ``D``), instead of the ``2^d`` coalitions of the definition.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["relative_influence", "shap_values", "tree_shap"]
 
-# The columns of a path element (Lundberg et al. call them d, z, o, w): the feature
-# ℓ split on; r_ℓ, the share of the cover that goes this way (their "zero
+# The columns of a path element (Lundberg, Erion and Lee 2018 call them d, z, o, w):
+# the feature ℓ split on; ζ_ℓ, the share of the cover that goes this way (their "zero
 # fraction", used when x_ℓ is unknown); o_ℓ, 1 if x goes this way and 0 if not
-# (the "one fraction", used when x_ℓ is known); and ω_θ, a weight per subset size θ.
+# (the "one fraction", used when x_ℓ is known); and ω_c, a weight per subset size c.
 FEATURE, COVER_SHARE, FOLLOWS_X, WEIGHT = 0, 1, 2, 3
 
 
@@ -95,15 +95,15 @@ def relative_influence(model):
 # -- TreeSHAP: the kernel -------------------------------------------------------------
 @njit(cache=True, nogil=True)
 def extend(m, n, cover_share, follows_x, feature):
-    """EXTEND: add ``(feature, cover_share, follows_x)`` = ``(ℓ, r_ℓ, o_ℓ)`` to the path ``m[0:n]``.
+    """EXTEND: add ``(feature, cover_share, follows_x)`` = ``(ℓ, ζ_ℓ, o_ℓ)`` to the path ``m[0:n]``.
 
     ``m[0]`` is a placeholder (the root has no edge into it); after the call
     the path holds ``n`` features (``|P|`` in chapter 10) and ``m[size, WEIGHT]`` is
-    ``ω_θ = θ! (n − θ)! / (n + 1)! · e_θ`` for ``θ = size``, with ``e_θ`` the sum
-    over the subsets ``S`` of ``θ`` of the path's features of
-    ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} r_ℓ`` (eq. path-weights). The new feature is
+    ``ω_c = c! (n − c)! / (n + 1)! · e_c`` for ``c = size``, with ``e_c`` the sum
+    over the subsets ``S`` of ``c`` of the path's features of
+    ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} ζ_ℓ`` (eq. path-weights). The new feature is
     either in ``S`` (the weight moves up one size, times ``o_ℓ``) or not
-    (times ``r_ℓ``).
+    (times ``ζ_ℓ``).
     """
     m[n, FEATURE] = feature
     m[n, COVER_SHARE] = cover_share
@@ -134,11 +134,11 @@ def unwind(m, n, element):
 
 @njit(cache=True, nogil=True)
 def unwound_sum(m, n, element):
-    """``Σ_θ ω_θ`` of the path ``m[0:n + 1]`` without ``element``, ``m`` left as it is.
+    """``Σ_c ω_c`` of the path ``m[0:n + 1]`` without ``element``, ``m`` left as it is.
 
     The weights ``unwind(m, n, element)`` would leave, summed: the Shapley
     weights of the subsets of the other features on the path, each times its
-    product of ``o`` and ``r``, the inner sum of eq. leaf-shapley.
+    product of ``o`` and ``ζ``, the inner sum of eq. leaf-shapley.
     """
     follows_x, cover_share = m[element, FOLLOWS_X], m[element, COVER_SHARE]
     next_weight = m[n, WEIGHT]
@@ -163,7 +163,7 @@ def push(stack, top, node, start, n, cover_share, follows_x, feature):
 
 @njit(cache=True, nogil=True)
 def tree_shap(x, phi, tree, root, path, stack):
-    """RECURSE (Lundberg et al. 2020, Algorithm 2): add one tree's φ at row ``x`` to ``phi``.
+    """RECURSE (Lundberg, Erion and Lee 2018, Algorithm 2): add one tree's φ at ``x`` to ``phi``.
 
     ``tree`` = (children_left, children_right, feature, threshold, missing_left,
     cover, value): flat node arrays (a leaf has children −1; ``value`` (nodes, K)
@@ -336,7 +336,7 @@ def shap_values(model, X):
     (scikit-learn's or :class:`~boostlib.trees.HistTreeRegressor`). The values
     explain the raw output ``F`` (``predict`` of a regressor,
     ``decision_function`` of a classifier: the log-odds, not the probability)
-    with path-dependent TreeSHAP (Lundberg et al. 2020), the cover of every
+    with path-dependent TreeSHAP (Lundberg, Erion and Lee 2018), the cover of every
     node its training weight ``Σ w``. Rows are routed as the model routes them:
     ``X`` converted as ``predict`` converts it, a missing value by each node's
     learned direction. Local accuracy holds to rounding:

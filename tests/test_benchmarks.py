@@ -2,7 +2,9 @@
 
 import importlib
 import re
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -379,6 +381,21 @@ def test_cap_watch_counts_the_caps_and_leaves_the_model_unchanged():
         watch = harness.CapWatch(step)
         BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, noisy)
         assert watch.counts() == {"step_calls": 5, "step_cap": 0, "iteration_cap": 0}
+    # the caps by stage: with the chosen stage, only those up to it count
+    watch = harness.CapWatch("line_search")
+    BoostingClassifier(step=watch, n_estimators=5, random_state=0).fit(X, separable)
+    assert watch.step_caps == [0, 1, 2, 3, 4]
+    for chosen in (1, 3, 5):
+        counts = watch.counts(stages=5, chosen_stage=chosen)
+        assert counts["step_cap"] == chosen and counts["step_cap_all"] == 5
+        assert counts["first_cap_stage"] == 1 and counts["step_calls"] == 5
+    watch.step_caps = [3, 4]  # caps only after the chosen stage decide nothing read there
+    assert harness.run_status({"diverged": False, **watch.counts(5, 3)}) == "ok"
+    assert watch.counts(5, 4)["first_cap_stage"] == 4
+    # K calls per stage: call c is stage c // K + 1
+    watch.calls, watch.step_caps = 15, [5, 14]
+    counts = watch.counts(stages=5, chosen_stage=2)
+    assert (counts["step_cap"], counts["first_cap_stage"]) == (1, 2)
     # absolute error: the line search ends on a kink, where φ″ = 0, and that is no cap
     from boostlib import BoostingRegressor
 
@@ -428,7 +445,7 @@ def git_history_available():
 
 
 def test_every_boostlib_module_is_measured_by_a_benchmark_or_listed_as_not():
-    root = harness.RESULTS.parents[1]
+    root = harness.ROOT
     covered = {p for paths in harness.MEASURES.values() for p in paths}
     covered |= set(harness.MEASURED_BY_NONE)
     for path in sorted((root / "boostlib").rglob("*.py")):
@@ -452,6 +469,70 @@ def test_stale_modules_compares_the_recorded_commit_with_the_modules_history(tmp
         assert harness.stale_modules("peers") == expected, commit
     assert harness.benchmark_of("hist_trees_compile") == "hist_trees"
     assert harness.benchmark_of("direction_step_curves") == "direction_step"
+
+
+def test_code_of_drops_docstrings_and_comments_and_nothing_else():
+    source = textwrap.dedent('''
+        """Module."""
+        import numpy as np
+
+
+        class A:
+            """A class."""
+
+            def f(self, x):
+                """f."""
+                return np.exp(x)  # e^x
+
+
+        def g():
+            """Only a docstring."""
+        ''')
+    same = (source.replace('"""f."""', '"""f, reworded: e^x."""').replace("# e^x", "# other")
+            .replace('"""Module."""', ""))
+    assert harness.code_of(same) == harness.code_of(source)
+    for changed in (source.replace("np.exp(x)", "np.exp(-x)"),
+                    source.replace("def f(self, x)", "def f(self, y)"),
+                    source.replace('"""Only a docstring."""',
+                                   '"""Only a docstring."""\n    return 1'),
+                    source.replace("return np.exp(x)", "return np.exp(x), 'a message'")):
+        assert harness.code_of(changed) != harness.code_of(source)
+
+
+def test_a_result_goes_stale_when_the_code_it_measures_changes_not_its_docstrings(
+        tmp_path, monkeypatch):
+    """A repository of its own: one module measured by ``peers``; the CSV records the
+    commit it was computed on; docstring and comment edits keep it current, code does not
+    (and neither does a new file in a measured folder)."""
+    def git(*args):
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
+                       cwd=tmp_path, check=True, capture_output=True)
+
+    monkeypatch.setattr(harness, "ROOT", tmp_path)
+    monkeypatch.setattr(harness, "RESULTS", tmp_path / "benchmarks" / "results")
+    monkeypatch.setitem(harness.MEASURES, "peers", ("boostlib/loop.py", "boostlib/trees"))
+    (tmp_path / "boostlib" / "trees").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    module, tree = tmp_path / "boostlib" / "loop.py", tmp_path / "boostlib" / "trees" / "t.py"
+    module.write_text('def step(x):\n    """rho."""\n    return 2 * x\n')
+    tree.write_text("LEAVES = 8\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "computed here")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True,
+                            text=True).stdout.strip()
+    (tmp_path / "benchmarks" / "results" / "peers.csv").write_text(
+        f"# boostlib_commit={commit} cpu_count=2\na\n1\n")
+    assert harness.stale_modules("peers") == []
+    module.write_text('def step(x):\n    """The step rho, reworded."""\n    return 2 * x  # why\n')
+    assert harness.stale_modules("peers") == []          # uncommitted docstring edit
+    git("commit", "-qam", "docstring")
+    assert harness.stale_modules("peers") == []          # committed docstring edit
+    module.write_text('def step(x):\n    """rho."""\n    return 3 * x\n')
+    assert harness.stale_modules("peers") == ["boostlib/loop.py"]
+    module.write_text('def step(x):\n    """rho."""\n    return 2 * x\n')
+    (tree.parent / "new.py").write_text("X = 1\n")
+    assert harness.stale_modules("peers") == ["boostlib/trees"]
 
 
 @pytest.mark.parametrize("path", RESULT_FILES, ids=lambda path: path.name)

@@ -378,3 +378,47 @@ def test_with_smoothing_a_rare_category_stays_out_of_the_scan_on_the_right():
     leaf = smoothed.apply(probe)
     assert leaf[4] == 2  # right, whatever its mean: here with the low categories
     assert leaf[0] == leaf[1] != leaf[2] == leaf[3]
+
+
+def test_with_monotone_constraints_column_subsampling_and_sparse_x():
+    """Categorical features next to the other options: a monotone constraint on a numeric
+    feature holds with categorical splits in the tree, and one on a categorical feature is
+    refused; column subsampling draws categorical features too and repeats itself; a sparse
+    X gives the same model as its dense copy."""
+    from scipy import sparse
+
+    rng = np.random.RandomState(9)
+    codes = rng.randint(0, 12, 3000).astype(float)
+    x = rng.randn(3000)
+    y = np.sin(3 * x) + x + rng.randn(12)[codes.astype(int)] + 0.3 * rng.randn(3000)
+    X = np.c_[codes, x]
+    model = BoostingRegressor(
+        learner=HistTreeRegressor(categorical_features=[0], monotonic_cst=[0, 1],
+                                  max_leaf_nodes=8, max_depth=None),
+        n_estimators=20, random_state=0).fit(X, y)
+    assert any(t.tree_.is_categorical.any() for t in model.estimators_)
+    grid = np.linspace(-3, 3, 200)
+    for c in range(12):
+        f = model.predict(np.c_[np.full(200, float(c)), grid])
+        assert np.all(np.diff(f) >= 0)
+    with pytest.raises(ValueError, match="monotonic_cst constrains feature 0, which is "
+                                         "categorical"):
+        HistTreeRegressor(categorical_features=[0], monotonic_cst=[1, 0]).fit(X, y)
+
+    def subsampled():
+        return BoostingRegressor(
+            learner=HistTreeRegressor(categorical_features=[0], max_features=0.5),
+            n_estimators=10, random_state=3).fit(X, y)
+
+    first, second = subsampled(), subsampled()
+    assert np.array_equal(first.predict(X), second.predict(X))
+    assert any(t.tree_.is_categorical.any() for t in first.estimators_)
+
+    X_sparse = X.copy()
+    X_sparse[rng.rand(3000) < 0.5, 1] = 0.0
+    dense = HistTreeRegressor(max_depth=4, categorical_features=[0]).fit(X_sparse, y)
+    for matrix in (sparse.csr_matrix, sparse.csc_matrix):
+        fitted = HistTreeRegressor(max_depth=4, categorical_features=[0]).fit(
+            matrix(X_sparse), y)
+        assert np.array_equal(fitted.predict(matrix(X_sparse)), dense.predict(X_sparse))
+        assert np.array_equal(fitted.tree_.left_set, dense.tree_.left_set)

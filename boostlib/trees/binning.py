@@ -33,7 +33,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import get_num_threads, njit, prange
+from scipy import sparse
 from sklearn.utils import check_random_state
+
+from .sparse import column, sparse_to_bins
 
 __all__ = ["N_CELLS", "SUBSAMPLE", "BinnedX", "Binner", "binning_seed", "find_thresholds",
            "map_to_bins"]
@@ -195,15 +198,24 @@ class Binner:
         return self.max_bins
 
     def fit(self, X, sample_weight=None):
-        """Place the thresholds from the rows of ``X`` (n, d) that have a positive weight."""
+        """Place the thresholds from the rows of ``X`` (n, d) that have a positive weight.
+
+        ``X`` may be sparse (CSR or CSC): its rows are drawn as for a dense
+        ``X``, then each column is made dense in turn (:mod:`~boostlib.trees.sparse`).
+        """
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X)  # rows are drawn below
         if sample_weight is not None:
             X = X[np.asarray(sample_weight) > 0]
-        if len(X) > SUBSAMPLE:
+        if X.shape[0] > SUBSAMPLE:
             rng = check_random_state(self.random_state)
-            X = X[np.sort(rng.choice(len(X), SUBSAMPLE, replace=False))]
+            X = X[np.sort(rng.choice(X.shape[0], SUBSAMPLE, replace=False))]
+        if sparse.issparse(X):
+            X = X.tocsc()  # the columns are read below
+
         def thresholds(j):
-            column = X[:, j]
-            return find_thresholds(column[~np.isnan(column)], self.max_bins)
+            values = column(X, j)
+            return find_thresholds(values[~np.isnan(values)], self.max_bins)
 
         # one feature per task, on as many threads as the kernels use (numpy's sort
         # and partition release the GIL); each feature's thresholds are its own
@@ -213,12 +225,18 @@ class Binner:
         return self
 
     def transform(self, X):
-        """:class:`BinnedX` of ``X`` (n, d): ``s(x) = #{s′ : θ_s′ < x}``, NaN to ``missing_bin``."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        bins = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
+        """:class:`BinnedX` of ``X`` (n, d): ``s(x) = #{s′ : θ_s′ < x}``, NaN to ``missing_bin``.
+
+        A sparse ``X`` is binned without a dense copy (:mod:`~boostlib.trees.sparse`).
+        """
         thresholds = np.full((len(self.thresholds_), self.max_bins - 1), np.inf)
         for j, t in enumerate(self.thresholds_):
             thresholds[j, :len(t)] = t
+        if sparse.issparse(X):
+            bins = sparse_to_bins(X, thresholds, self.n_bins_ - 1, self.missing_bin)
+            return BinnedX(bins, self)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        bins = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
         map_to_bins(X, thresholds, self.n_bins_ - 1, self.missing_bin, bins)
         return BinnedX(bins, self)
 

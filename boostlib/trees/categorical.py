@@ -41,9 +41,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from scipy import sparse
 from sklearn.utils.validation import _check_categorical_features
 
 from .binning import Binner
+from .monotone import bounded_gain
 from .splitting import gain
 
 __all__ = ["BITSET_WORDS", "CategoricalBinner", "best_categorical_split", "better_split",
@@ -184,32 +186,45 @@ class CategoricalBinner(Binner):
         return np.asarray(self.is_categorical, dtype=bool)
 
     def fit(self, X, sample_weight=None):
-        X = np.asarray(category_codes(X, self.labels), dtype=np.float64)
+        X = _as_float(category_codes(X, self.labels))
         super().fit(X, sample_weight)  # ordered features; categorical ones replaced below
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
         self.categories_ = [None] * X.shape[1]
         for j in np.flatnonzero(self.is_categorical_):
-            categories = find_categories(rows[:, j], self.max_bins, j)  # every row, no subsample
+            # every row, no subsample: a rare category is a category all the same
+            categories = find_categories(_column(rows, j), self.max_bins, j)
             self.categories_[j] = categories
             self.thresholds_[j] = (categories[:-1] + categories[1:]) * 0.5
             self.n_bins_[j] = len(categories)
         return self
 
     def transform(self, X):
-        X = np.ascontiguousarray(category_codes(X, self.labels), dtype=np.float64)
+        X = _as_float(category_codes(X, self.labels))
         binned = super().transform(X)
         for j in np.flatnonzero(self.is_categorical_):
-            binned.bins[j] = categories_to_bins(X[:, j], self.categories_[j],
+            binned.bins[j] = categories_to_bins(_column(X, j), self.categories_[j],
                                                 self.missing_bin, j)
         return binned
 
 
-def numeric_n_bins(binner):
-    """``n_bins_`` with 0 for the categorical features: the ordered scan then skips them."""
+def _as_float(X):
+    """``X`` as float64: a sparse matrix stays sparse (its categorical columns are made
+    dense one at a time, :func:`_column`)."""
+    return X.astype(np.float64) if sparse.issparse(X) else np.ascontiguousarray(X, np.float64)
+
+
+def _column(X, j):
+    """Column ``j`` of ``X`` as a dense 1-d array (a sparse column's zeros are code 0)."""
+    return X[:, [j]].toarray().ravel() if sparse.issparse(X) else X[:, j]
+
+
+def numeric_n_bins(binner, n_bins):
+    """``n_bins`` (the node's, column subsampling applied) with 0 for the categorical
+    features: the ordered scan then skips them."""
     is_categorical = getattr(binner, "is_categorical_", None)
     if is_categorical is None:
-        return binner.n_bins_
-    return np.where(is_categorical, 0, binner.n_bins_)
+        return n_bins
+    return np.where(is_categorical, 0, n_bins)
 
 
 @njit(cache=True, nogil=True)
@@ -239,12 +254,15 @@ def sorted_categories(hist_j, n_bins_j, missing_bin, total_n, total_w, smoothing
 @njit(cache=True, nogil=True)
 def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, total_n,
                                        missing_bin, l2_regularization, min_child_weight,
-                                       min_samples_leaf, smoothing):
+                                       min_samples_leaf, smoothing, bounds=None):
     """Feature ``j``'s best partition: ``(gain, code, missing_left, Σwz_left, Σw_left, n_left)``.
 
     The left set is the first ``code`` sorted categories (``code > 0``) or the
     last ``−code`` (``code < 0``); :func:`left_bins` rebuilds it. ``gain = 0``
-    and ``code = 0`` when no partition is valid.
+    and ``code = 0`` when no partition is valid. Under monotone constraints on
+    other features, ``bounds = (monotonic_cst, lower, upper, parent value)``:
+    the gain is taken at the values clipped to the node's interval
+    (:func:`~boostlib.trees.monotone.bounded_gain`), as every split's is there.
     """
     best = (0.0, 0, False, 0.0, 0.0, 0.0)
     best_gain = 0.0
@@ -267,7 +285,11 @@ def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, tota
             if (left_w < min_child_weight or right_w < min_child_weight
                     or left_w <= 0.0 or right_w <= 0.0):
                 continue
-            candidate = gain(left_wz, left_w, total_wz - left_wz, right_w, l2_regularization)
+            if bounds is None:
+                candidate = gain(left_wz, left_w, total_wz - left_wz, right_w, l2_regularization)
+            else:  # a categorical feature has no monotone constraint (refused): 0
+                candidate = bounded_gain(left_wz, left_w, total_wz - left_wz, right_w,
+                                         l2_regularization, 0, bounds[1], bounds[2], bounds[3])
             if candidate > best_gain:
                 best_gain = candidate
                 best = (candidate, direction * (i + 1), missing_left, left_wz, left_w, left_n)
@@ -276,7 +298,8 @@ def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, tota
 
 @njit(cache=True, nogil=True, parallel=True)
 def best_categorical_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, features,
-                           l2_regularization, min_child_weight, min_samples_leaf, smoothing):
+                           l2_regularization, min_child_weight, min_samples_leaf, smoothing,
+                           bounds=None):
     """The best partition over the categorical ``features``, in the layout of
     :func:`~boostlib.trees.splitting.best_split`: ``(gain, feature, code, missing_left,
     Σwz_left, Σw_left, n_left)``; ``feature = −1`` when none is valid.
@@ -291,7 +314,8 @@ def best_categorical_split(hist, total_wz, total_w, total_n, n_bins, missing_bin
         j = features[k]
         r = _best_split_of_categorical_feature(hist[j], n_bins[j], total_wz, total_w, total_n,
                                                missing_bin, l2_regularization,
-                                               min_child_weight, min_samples_leaf, smoothing)
+                                               min_child_weight, min_samples_leaf, smoothing,
+                                               bounds)
         found[k, 0], found[k, 1], found[k, 2] = r[0], r[1], r[2]
         found[k, 3], found[k, 4], found[k, 5] = r[3], r[4], r[5]
     best = (0.0, -1, 0, False, 0.0, 0.0, 0.0)
@@ -302,16 +326,18 @@ def best_categorical_split(hist, total_wz, total_w, total_n, n_bins, missing_bin
     return best
 
 
-def better_split(found, hist, total_wz, total_w, total_n, binner, l2_regularization,
-                 min_child_weight, min_samples_leaf, smoothing):
+def better_split(found, hist, total_wz, total_w, total_n, binner, drawn, l2_regularization,
+                 min_child_weight, min_samples_leaf, smoothing, bounds=None):
     """The better of the ordered features' best split ``found`` and the categorical ones'.
 
-    Equal gains go to the lower feature, as among ordered features.
+    ``drawn``: the node's ``n_bins`` after column subsampling (0 for a feature
+    left out). Equal gains go to the lower feature, as among ordered features.
     """
-    features = np.flatnonzero(binner.is_categorical_)
+    features = np.flatnonzero(binner.is_categorical_ & (np.asarray(drawn) > 0))
     categorical = best_categorical_split(hist, total_wz, total_w, total_n, binner.n_bins_,
                                          binner.missing_bin, features, l2_regularization,
-                                         min_child_weight, min_samples_leaf, smoothing)
+                                         min_child_weight, min_samples_leaf, smoothing,
+                                         bounds)
     if categorical[1] < 0:
         return found
     if found[1] < 0 or categorical[0] > found[0] or (

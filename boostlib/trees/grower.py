@@ -37,7 +37,9 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from . import categorical
+from .column_subsampling import features_of_node
 from .histograms import build_histogram, build_root_histogram, subtract
+from .monotone import bound_children
 from .splitting import best_split, leaf_value
 
 __all__ = ["ROW_DTYPE", "STATS_DTYPE", "TreeNode", "grow", "partition"]
@@ -150,22 +152,29 @@ class TreeNode:
         self.split = None  # (gain, feature, bin, missing_left, Σwz_left, Σw_left, n_left)
         self.left_bins = None  # a categorical split's left set (bool per bin)
         self.hist_missing_n = 0.0  # rows of the split feature with NaN here
+        self.lower, self.upper = -np.inf, np.inf  # its subtree's values (monotone constraints)
 
 
 def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
-         min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0,
-         categorical_smoothing=0.0):
+         min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0, monotonic_cst=None,
+         max_features=1.0, rng=None, categorical_smoothing=0.0):
     """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ_i w_i (z_i − u_i)² + λ Σ_j γ_j²``.
 
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
     (outside a subsample) take no part. Returns the list of :class:`TreeNode`,
     parents before children, and ``rows``: the rows taking part, each leaf's
     at ``rows[leaf.start:leaf.stop]``.
+
+    ``monotonic_cst`` (int8 per feature, or None): leaf values bounded as
+    :mod:`~boostlib.trees.monotone` derives. ``max_features < 1``: each node
+    looks for its split among features drawn from ``rng``
+    (:mod:`~boostlib.trees.column_subsampling`). A binner with categorical
+    features gets them their own scan (:mod:`~boostlib.trees.categorical`),
+    categories sorted by ``G_c/(H_c + s)``, ``s = categorical_smoothing``.
     """
     bins, binner = binned.bins, binned.binner
     missing_bin = binner.missing_bin
     n_bins_total = missing_bin + 1
-    n_bins = categorical.numeric_n_bins(binner)  # categorical features: their own scan
     has_categorical = hasattr(binner, "is_categorical_")
     wz = np.asarray(wz, dtype=STATS_DTYPE)
     w = np.asarray(w, dtype=STATS_DTYPE)
@@ -185,13 +194,17 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         return (max_depth is None or node.depth < max_depth) and node.n >= 2 * min_samples_leaf
 
     def find_split(node):
-        found = best_split(node.hist, node.sum_wz, node.sum_w, float(node.n), n_bins,
-                           missing_bin, l2_regularization, min_child_weight, min_samples_leaf)
-        if has_categorical:
+        bounds = None if monotonic_cst is None else (monotonic_cst, node.lower, node.upper,
+                                                     node.value)
+        drawn = features_of_node(binner.n_bins_, max_features, rng)
+        found = best_split(node.hist, node.sum_wz, node.sum_w, float(node.n),
+                           categorical.numeric_n_bins(binner, drawn), missing_bin,
+                           l2_regularization, min_child_weight, min_samples_leaf, bounds)
+        if has_categorical:  # categorical features: their own scan
             found = categorical.better_split(found, node.hist, node.sum_wz, node.sum_w,
-                                             float(node.n), binner, l2_regularization,
+                                             float(node.n), binner, drawn, l2_regularization,
                                              min_child_weight, min_samples_leaf,
-                                             categorical_smoothing)
+                                             categorical_smoothing, bounds)
         node.hist_missing_n = node.hist[found[1], missing_bin, 2] if found[1] >= 0 else 0.0
         if found[1] >= 0 and found[0] >= min_split_gain:
             node.split = found
@@ -224,6 +237,8 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
                         l2_regularization)
         right = TreeNode(node.start + n_left, node.stop, node.sum_wz - left_wz,
                          node.sum_w - left_w, node.depth + 1, l2_regularization)
+        if monotonic_cst is not None:
+            bound_children(node, left, right, monotonic_cst[feature], l2_regularization)
         node.left, node.right = len(nodes), len(nodes) + 1
         nodes += [left, right]
         n_leaves += 1

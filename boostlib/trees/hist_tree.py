@@ -10,7 +10,9 @@ XGBoost's gain (:mod:`~boostlib.trees.splitting`).
 
 It reads ``X`` binned (:mod:`~boostlib.trees.binning`): given a float array it
 bins it itself; given a :class:`~boostlib.trees.binning.BinnedX` (what the
-boosting loop passes, binned once per boosting fit) it uses those bins.
+boosting loop passes, binned once per boosting fit) it uses those bins. A
+sparse ``X`` (CSR or CSC) is binned without a dense copy
+(:mod:`~boostlib.trees.sparse`), and predicted through its bins.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _num_samples,
     check_array,
     check_is_fitted,
     column_or_1d,
@@ -30,6 +35,7 @@ from sklearn.utils.validation import (
 from .binning import BinnedX, Binner
 from .categorical import CategoricalBinner, categorical_mask, category_codes, category_labels
 from .grower import grow
+from .monotone import check_monotonic_cst
 from .predictor import Tree, values_of_rows
 from .threads import effective_n_threads, using_threads
 
@@ -75,11 +81,27 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         The smallest gain ``Δ`` a split needs (XGBoost's ``gamma``, compared
         with the un-halved gain as XGBoost does); refused up front, as
         XGBoost's ``hist`` method does.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Per feature: +1 the tree's output never falls as the feature grows,
+        −1 it never rises, 0 no constraint (scikit-learn's name; XGBoost's and
+        LightGBM's ``monotone_constraints``). Leaf values are bounded by
+        mid-values carried down the tree (:mod:`~boostlib.trees.monotone`).
+        In a boosting estimator the step must scale each tree by a positive
+        number (``"constant"``; ``"newton"`` and ``"line_search"`` while their
+        ρ > 0, which ``steps_`` records): ``"leaf_newton"`` rewrites every leaf
+        without the bounds.
+    max_features : float in (0, 1], default=1.0
+        The share of the features each node draws to look for its split
+        among, ``max(1, ⌈max_features · d⌉)`` of them (per node, as
+        scikit-learn's HistGradientBoosting; XGBoost's ``colsample_bynode``):
+        :mod:`~boostlib.trees.column_subsampling`.
     random_state : int, RandomState or None, default=None
         Draws the rows that place the quantile thresholds (over 200 000 rows):
         the same int, the same bins. Inside a boosting estimator the
         estimator's ``random_state`` decides instead
-        (:func:`~boostlib.trees.binning.binning_seed`).
+        (:func:`~boostlib.trees.binning.binning_seed`). With
+        ``max_features < 1`` it also draws each node's features; inside a
+        boosting estimator these come from the estimator's shared random state.
     n_jobs : int or None, default=None
         Threads for ``fit``, ``predict`` and ``bin``: None every core (as
         scikit-learn's HistGradientBoosting), a positive integer that many, −1
@@ -97,7 +119,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         category this node saw no rows of (one never seen in training
         included), go where the node sends missing values. Inside
         BoostingRegressor and BoostingClassifier, which hand their learners
-        an array, give indices or a mask.
+        an array, give indices or a mask. A categorical feature takes no
+        monotone constraint (its ``monotonic_cst`` must be 0).
     categorical_smoothing : float, default=0.0
         ``s``: categories are sorted by ``G_c/(H_c + s)``, and with ``s > 0``
         a category with ``H_c`` below ``s`` (in rows) takes no part in the
@@ -119,8 +142,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, max_depth="auto", max_leaf_nodes=None, max_bins=255, min_samples_leaf=1,
                  min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0,
-                 random_state=None, n_jobs=None, categorical_features=None,
-                 categorical_smoothing=0.0):
+                 monotonic_cst=None, max_features=1.0, random_state=None, n_jobs=None,
+                 categorical_features=None, categorical_smoothing=0.0):
         self.max_depth = max_depth
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -128,6 +151,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         self.min_child_weight = min_child_weight
         self.l2_regularization = l2_regularization
         self.min_split_gain = min_split_gain
+        self.monotonic_cst = monotonic_cst
+        self.max_features = max_features
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -136,6 +161,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         return tags
 
     def _check_params(self):
@@ -163,6 +189,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             value = getattr(self, name)
             if not _is_real(value) or not 0 <= value < np.inf:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if not _is_real(self.max_features) or not 0 < self.max_features <= 1:
+            raise ValueError(f"max_features must be a number in (0, 1], got {self.max_features!r}")
         effective_n_threads(self.n_jobs)  # a ValueError naming n_jobs
 
     def _max_depth(self):
@@ -181,7 +209,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         """
         self._check_params()
         binner = self._binner(X, self.random_state if seed is None else seed)
-        X = check_array(category_codes(X, getattr(binner, "labels", None)), dtype=np.float64,
+        X = check_array(category_codes(X, getattr(binner, "labels", None)),
+                        accept_sparse=("csr", "csc"), dtype=np.float64,
                         ensure_all_finite="allow-nan", input_name="X")
         with using_threads(self.n_jobs):
             return binner.fit(X, sample_weight).transform(X)
@@ -209,10 +238,11 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         """
         with using_threads(self.n_jobs):
             nodes, rows = self._grow(X, y, sample_weight)
-        if len(rows) != len(X):
+        n_samples = _num_samples(X)  # len() of a sparse matrix is an error
+        if len(rows) != n_samples:
             return self.predict(X)
         leaves = [k for k, node in enumerate(nodes) if node.left == -1]
-        u = np.empty(len(X))
+        u = np.empty(n_samples)
         with using_threads(self.n_jobs):
             values_of_rows(rows, np.array([nodes[k].start for k in leaves]),
                            np.array([nodes[k].stop for k in leaves]),
@@ -247,19 +277,31 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         else:
             binner = self._binner(X, self.random_state)
             X, y = validate_data(self, category_codes(X, getattr(binner, "labels", None)), y,
-                                 y_numeric=True, dtype=np.float64, ensure_all_finite="allow-nan")
+                                 accept_sparse=("csr", "csc"), y_numeric=True,
+                                 dtype=np.float64, ensure_all_finite="allow-nan")
             binned = None
         # refuses NaN, inf and negative weights, naming sample_weight
         sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
                                              dtype=np.float64, ensure_non_negative=True)
+        monotonic_cst = check_monotonic_cst(self.monotonic_cst, self.n_features_in_)
         if binned is None:
             binned = binner.fit(X, sample_weight).transform(X)
+        is_categorical = getattr(binned.binner, "is_categorical_", None)
+        if monotonic_cst is not None and is_categorical is not None:
+            constrained = np.flatnonzero(is_categorical & (monotonic_cst != 0))
+            if len(constrained):
+                raise ValueError(
+                    f"monotonic_cst constrains feature {constrained[0]}, which is categorical: "
+                    "categories have no order to be monotone in (give it 0)")
+        # each node's features are drawn from random_state (the boosting loop's shared one)
+        rng = check_random_state(self.random_state) if self.max_features < 1 else None
         nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self._max_depth(),
                            max_leaf_nodes=self.max_leaf_nodes,
                            min_samples_leaf=self.min_samples_leaf,
                            min_child_weight=self.min_child_weight,
                            l2_regularization=self.l2_regularization,
-                           min_split_gain=self.min_split_gain,
+                           min_split_gain=self.min_split_gain, monotonic_cst=monotonic_cst,
+                           max_features=self.max_features, rng=rng,
                            categorical_smoothing=self.categorical_smoothing)
         self.binner_ = binned.binner
         self.is_categorical_ = getattr(binned.binner, "is_categorical_", None)
@@ -276,9 +318,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                 )
             return X
         X = validate_data(self, category_codes(X, getattr(self.binner_, "labels", None)),
-                          dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-        # categorical splits are walked on bins: X is binned as training was
-        return X if self.is_categorical_ is None else self.binner_.transform(X)
+                          accept_sparse=("csr", "csc"), dtype=np.float64,
+                          ensure_all_finite="allow-nan", reset=False)
+        # a sparse X, and a tree with categorical splits, go down the tree by their bins:
+        # the same rule as the values (categories binned as training binned them)
+        if sparse.issparse(X) or self.is_categorical_ is not None:
+            return self.binner_.transform(X)
+        return X
 
     def apply(self, X):
         """The index of the leaf each row of ``X`` (or a :class:`BinnedX`) lands in."""

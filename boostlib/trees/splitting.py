@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .monotone import bounded_gain
+
 __all__ = ["best_split", "gain", "leaf_value"]
 
 
@@ -62,7 +64,7 @@ def gain(left_wz, left_w, right_wz, right_w, l2_regularization):
 
 @njit(cache=True, nogil=True)
 def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing_bin,
-                           l2_regularization, min_child_weight, min_samples_leaf):
+                           l2_regularization, min_child_weight, min_samples_leaf, j, bounds):
     """Feature ``j``'s best boundary: ``(gain, bin, missing_left, Σwz_left, Σw_left, n_left)``.
 
     The scan :func:`best_split` documents, over one feature; ``gain = 0`` and
@@ -93,7 +95,12 @@ def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing
                     or left_w <= 0.0 or right_w <= 0.0):
                 continue
             right_wz = total_wz - left_wz
-            candidate = gain(left_wz, left_w, right_wz, right_w, l2_regularization)
+            if bounds is None:
+                candidate = gain(left_wz, left_w, right_wz, right_w, l2_regularization)
+            else:  # monotone constraints (:mod:`~boostlib.trees.monotone`)
+                candidate = bounded_gain(left_wz, left_w, right_wz, right_w,
+                                         l2_regularization, bounds[0][j], bounds[1],
+                                         bounds[2], bounds[3])
             if candidate > best_gain:
                 best_gain = candidate
                 best = (candidate, b, missing_left, left_wz, left_w, left_n)
@@ -102,7 +109,7 @@ def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing
 
 @njit(cache=True, nogil=True, parallel=True)
 def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regularization,
-               min_child_weight, min_samples_leaf):
+               min_child_weight, min_samples_leaf, bounds=None):
     """The best split of a node from its histogram ``hist`` (n_features, n_bins_total, 3).
 
     ``total_wz``, ``total_w``, ``total_n`` are the node's ``Σ w z = −G``,
@@ -113,7 +120,9 @@ def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regular
     right and then on the left; a strictly larger gain replaces the best so
     far, so ties go to the lower feature, the lower bin, NaN on the right.
     With NaN rows in the node, "every non-missing row left, NaN right" is a
-    candidate too.
+    candidate too. ``bounds``, under monotone constraints, is
+    ``(monotonic_cst, lower, upper, γ_node)``: the gains are then
+    :func:`~boostlib.trees.monotone.bounded_gain`.
 
     Returns ``(gain, feature, bin, missing_left, Σwz_left, Σw_left, n_left)``;
     ``feature = −1`` when no split is valid.
@@ -130,7 +139,7 @@ def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regular
     for j in prange(n_features):
         found = _best_split_of_feature(hist[j], n_bins[j], total_wz, total_w, total_n,
                                        missing_bin, l2_regularization, min_child_weight,
-                                       min_samples_leaf)
+                                       min_samples_leaf, j, bounds)
         gains[j], bins[j], missing_lefts[j] = found[0], found[1], found[2]
         left_sums[j, 0], left_sums[j, 1], left_sums[j, 2] = found[3], found[4], found[5]
     best = (0.0, -1, 0, False, 0.0, 0.0, 0.0)
