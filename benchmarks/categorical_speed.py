@@ -15,9 +15,9 @@ rows (the work is not the same: the categorical fit should also fit better).
 
 Target: the categorical fit at most 1.2 × the plain fit's time.
 
-Timings mean something on a quiet machine only. Run alone:
-``.venv/bin/python benchmarks/categorical_speed.py [--quick] [--no-save]``
-(``--quick``: 20 000 rows and 5 trees, to check that it runs).
+Timings mean something on a quiet machine only. Run alone
+(``.venv/bin/python benchmarks/categorical_speed.py [--quick] [--no-save]``;
+``--quick``: 20 000 rows and 5 trees, to check that it runs) or from ``run_all.py``.
 """
 
 from __future__ import annotations
