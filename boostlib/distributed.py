@@ -348,7 +348,9 @@ class _DaskBoosting(BaseEstimator):
                 "XGBoost objective has no hook after the tree. XGBoost's built-in objective "
                 "has one: xgboost.dask.DaskXGBRegressor(objective='reg:absoluteerror') gives "
                 "each leaf the mean of the workers' median residuals (the exact median on one "
-                "worker). Or use loss='huber' or 'squared_error'."
+                "worker). Or use loss='huber' with direction='gradient' (the default "
+                "direction='newton' refuses Huber's loss, whose Hessian is zero beyond δ), or "
+                "loss='squared_error'."
             )
         return XGBoostObjective(loss, self.direction)
 
@@ -533,7 +535,9 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
     Parameters
     ----------
     loss : str or Loss, default="squared_error"
-        ``"squared_error"``, ``"huber"`` or, for a two-dimensional ``y``,
+        ``"squared_error"``, ``"huber"`` (with ``direction="gradient"`` or
+        ``"newton_raphson"``: ``"newton"`` and ``"newton_unweighted"`` refuse it,
+        its Hessian being zero beyond ``δ``) or, for a two-dimensional ``y``,
         ``"quadratic"``; or a :class:`~boostlib.losses.Loss`. ``"absolute_error"``
         is refused: its leaf medians are set after the tree, which a custom
         XGBoost objective cannot do (the error names XGBoost's own objective).

@@ -414,6 +414,8 @@ def test_no_client_says_how_to_start_one():
      "median of y"),
     (DaskBoostingRegressor, {"loss": "absolute_error", "direction": "gradient"},
      r"no hook after the tree.*objective='reg:absoluteerror'"),
+    (DaskBoostingRegressor, {"loss": "absolute_error", "direction": "gradient"},
+     r"loss='huber' with direction='gradient'.*or loss='squared_error'"),
     (DaskBoostingRegressor, {"loss": "huber"}, "positive Hessian"),
     (DaskBoostingRegressor, {"loss": "log_loss"}, "classification loss"),
     (DaskBoostingClassifier, {"loss": "squared_error"}, "regression loss"),
