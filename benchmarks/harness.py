@@ -411,6 +411,7 @@ MEASURES = {
     "hist_trees": (*LOOP, "boostlib/trees"),
     "shap_speed": (*LOOP, "boostlib/trees", "boostlib/explain.py"),
     "tree_options": (*LOOP, "boostlib/trees"),
+    "categorical_speed": (*LOOP, "boostlib/trees"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
     "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
     "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",

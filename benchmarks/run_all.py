@@ -37,6 +37,7 @@ BENCHMARKS = {
     "hist_trees": "(f) histogram trees against the histogram libraries (chapter 8)",
     "shap_speed": "(g) SHAP values against XGBoost's pred_contribs (chapter 10)",
     "tree_options": "monotone constraints, column subsampling and sparse X at 1M rows (chapter 8)",
+    "categorical_speed": "categorical splits against the plain fit at 1M rows (chapter 8)",
     "esl_10_2": "ESL Figure 10.2 (chapter 7)",
     "direction_step": "direction x step study (chapter 7)",
     "regularisation": "shrinkage and subsampling (chapter 7)",

@@ -233,6 +233,10 @@ def _tree_of(learner):
             f"not {type(learner).__name__}; use sklearn.inspection.permutation_importance "
             "or a model-agnostic explainer instead"
         )
+    if np.any(getattr(tree, "is_categorical", False)):
+        raise ValueError("reading the model tree by tree follows numeric thresholds, but "
+                         f"{type(learner).__name__} has categorical splits (a set of "
+                         "categories goes left); use sklearn.inspection.permutation_importance")
     return tree
 
 

@@ -128,8 +128,9 @@ def test_the_parallel_partition_puts_every_row_where_the_serial_one_does(n_chunk
     start, stop = 13, 10_007 - 29
     serial, parallel = rows.copy(), rows.copy()
     buffer = np.empty(len(rows), dtype=rows.dtype)
-    n_serial = grower._partition_serial(serial, start, stop, column, 4, missing_left, 8, buffer)
-    n_parallel = grower._partition_parallel(parallel, start, stop, column, 4, missing_left, 8,
+    left_bins = np.r_[np.arange(8) <= 4, missing_left]  # bin 8: the NaN bin
+    n_serial = grower._partition_serial(serial, start, stop, column, left_bins, buffer)
+    n_parallel = grower._partition_parallel(parallel, start, stop, column, left_bins,
                                             np.empty(len(rows), dtype=rows.dtype), n_chunks)
     assert n_parallel == n_serial
     np.testing.assert_array_equal(parallel, serial)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from . import categorical
 from .column_subsampling import features_of_node
 from .histograms import build_histogram, build_root_histogram, subtract
 from .monotone import bound_children
@@ -56,14 +57,12 @@ PARALLEL_PARTITION_ROWS = 1 << 15
 
 
 @njit(cache=True, nogil=True)
-def _partition_serial(rows, start, stop, column, bin_threshold, missing_left, missing_bin,
-                      buffer):
+def _partition_serial(rows, start, stop, column, goes_left, buffer):
     n_left = 0
     n_right = 0
     for k in range(start, stop):
         row = rows[k]
-        b = column[row]
-        go_left = missing_left if b == missing_bin else b <= bin_threshold
+        go_left = goes_left[column[row]]
         # written to both sides, the counters then say which copy stays: no branch to
         # mispredict (a row goes either way about as often); never overtakes k in place
         rows[start + n_left] = row
@@ -76,8 +75,7 @@ def _partition_serial(rows, start, stop, column, bin_threshold, missing_left, mi
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _partition_parallel(rows, start, stop, column, bin_threshold, missing_left, missing_bin,
-                        buffer, n_chunks):
+def _partition_parallel(rows, start, stop, column, goes_left, buffer, n_chunks):
     """Each thread splits one chunk of the slice into the buffer (its left rows from the
     chunk's front, its right rows from its back), then every chunk's rows are copied to
     their places: the left rows of chunk 0, of chunk 1, …, then the right rows likewise."""
@@ -92,8 +90,7 @@ def _partition_parallel(rows, start, stop, column, bin_threshold, missing_left, 
         n_right = 0
         for k in range(start + front, start + back):
             row = rows[k]
-            b = column[row]
-            go_left = missing_left if b == missing_bin else b <= bin_threshold
+            go_left = goes_left[column[row]]
             buffer[front + n_left] = row  # both free slots, as in _partition_serial
             buffer[back - 1 - n_right] = row
             n_left += go_left
@@ -120,21 +117,25 @@ def _partition_parallel(rows, start, stop, column, bin_threshold, missing_left, 
     return total_left
 
 
-def partition(rows, start, stop, column, bin_threshold, missing_left, missing_bin, buffer):
+def partition(rows, start, stop, column, bin_threshold, missing_left, missing_bin, buffer,
+              left_bins=None):
     """Reorder ``rows[start:stop]`` so the rows going left come first; return how many.
 
     A row goes left when its bin in ``column`` is ``≤ bin_threshold``, or, at
-    ``missing_bin``, when ``missing_left``. Stable: each side keeps its order.
+    ``missing_bin``, when ``missing_left``; for a categorical split, when
+    ``left_bins`` (bool per bin, :mod:`~boostlib.trees.categorical`) holds its
+    bin. Either rule is read as a table, one entry per bin. Stable: each side keeps its order.
     ``buffer`` holds at least ``stop − start`` rows. A large slice is cut into
     one chunk per thread, each partitioned on its own and the pieces put
     together in chunk order: the same rows in the same places as one thread.
     """
+    if left_bins is None:
+        left_bins = np.arange(missing_bin + 1) <= bin_threshold
+        left_bins[missing_bin] = missing_left
     n_chunks = min(get_num_threads(), (stop - start) // PARALLEL_PARTITION_ROWS)
     if n_chunks > 1:
-        return _partition_parallel(rows, start, stop, column, bin_threshold, missing_left,
-                                   missing_bin, buffer, n_chunks)
-    return _partition_serial(rows, start, stop, column, bin_threshold, missing_left,
-                             missing_bin, buffer)
+        return _partition_parallel(rows, start, stop, column, left_bins, buffer, n_chunks)
+    return _partition_serial(rows, start, stop, column, left_bins, buffer)
 
 
 class TreeNode:
@@ -149,13 +150,14 @@ class TreeNode:
         self.left = self.right = -1
         self.gain = 0.0
         self.split = None  # (gain, feature, bin, missing_left, Σwz_left, Σw_left, n_left)
+        self.left_bins = None  # a categorical split's left set (bool per bin)
         self.hist_missing_n = 0.0  # rows of the split feature with NaN here
         self.lower, self.upper = -np.inf, np.inf  # its subtree's values (monotone constraints)
 
 
 def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
          min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0, monotonic_cst=None,
-         max_features=1.0, rng=None):
+         max_features=1.0, rng=None, categorical_smoothing=0.0):
     """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ_i w_i (z_i − u_i)² + λ Σ_j γ_j²``.
 
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
@@ -166,12 +168,14 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     ``monotonic_cst`` (int8 per feature, or None): leaf values bounded as
     :mod:`~boostlib.trees.monotone` derives. ``max_features < 1``: each node
     looks for its split among features drawn from ``rng``
-    (:mod:`~boostlib.trees.column_subsampling`).
+    (:mod:`~boostlib.trees.column_subsampling`). A binner with categorical
+    features gets them their own scan (:mod:`~boostlib.trees.categorical`),
+    categories sorted by ``G_c/(H_c + s)``, ``s = categorical_smoothing``.
     """
     bins, binner = binned.bins, binned.binner
     missing_bin = binner.missing_bin
     n_bins_total = missing_bin + 1
-    n_bins = binner.n_bins_
+    has_categorical = hasattr(binner, "is_categorical_")
     wz = np.asarray(wz, dtype=STATS_DTYPE)
     w = np.asarray(w, dtype=STATS_DTYPE)
     rows = np.flatnonzero(w > 0)
@@ -192,9 +196,15 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     def find_split(node):
         bounds = None if monotonic_cst is None else (monotonic_cst, node.lower, node.upper,
                                                      node.value)
+        drawn = features_of_node(binner.n_bins_, max_features, rng)
         found = best_split(node.hist, node.sum_wz, node.sum_w, float(node.n),
-                           features_of_node(n_bins, max_features, rng), missing_bin,
+                           categorical.numeric_n_bins(binner, drawn), missing_bin,
                            l2_regularization, min_child_weight, min_samples_leaf, bounds)
+        if has_categorical:  # categorical features: their own scan
+            found = categorical.better_split(found, node.hist, node.sum_wz, node.sum_w,
+                                             float(node.n), binner, drawn, l2_regularization,
+                                             min_child_weight, min_samples_leaf,
+                                             categorical_smoothing, bounds)
         node.hist_missing_n = node.hist[found[1], missing_bin, 2] if found[1] >= 0 else 0.0
         if found[1] >= 0 and found[0] >= min_split_gain:
             node.split = found
@@ -216,7 +226,13 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         n_left = int(left_n)
         thresholds = binner.thresholds_[feature]
         node.feature, node.bin, node.missing_left, node.gain = feature, b, missing_left, gain
-        node.threshold = thresholds[b] if b < len(thresholds) else np.inf
+        if has_categorical and binner.is_categorical_[feature]:  # the left set, not a bin
+            node.left_bins = categorical.left_bins(
+                node.hist[feature], binner.n_bins_[feature], missing_bin, float(node.n),
+                node.sum_w, categorical_smoothing, b, missing_left)
+            node.bin, node.missing_left = 0, node.left_bins[missing_bin]
+        else:
+            node.threshold = thresholds[b] if b < len(thresholds) else np.inf
         left = TreeNode(node.start, node.start + n_left, left_wz, left_w, node.depth + 1,
                         l2_regularization)
         right = TreeNode(node.start + n_left, node.stop, node.sum_wz - left_wz,
@@ -229,7 +245,7 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         # every row into its child: the children that may split need their rows, and
         # the leaves' rows give the training predictions without walking the tree
         n_left = partition(rows, node.start, node.stop, bins[feature], b, missing_left,
-                           missing_bin, buffer)
+                           missing_bin, buffer, node.left_bins)
         assert n_left == left.n
         children = [child for child in (left, right) if may_split(child)]
         if children:

@@ -33,6 +33,7 @@ from sklearn.utils.validation import (
 )
 
 from .binning import BinnedX, Binner
+from .categorical import CategoricalBinner, categorical_mask, category_codes, category_labels
 from .grower import grow
 from .monotone import check_monotonic_cst
 from .predictor import Tree, values_of_rows
@@ -106,9 +107,31 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         scikit-learn's HistGradientBoosting), a positive integer that many, −1
         every core and −2 all but one (:mod:`~boostlib.trees.threads`). The
         fitted tree is the same, to the last bit, on any number of threads.
+    categorical_features : array-like, "from_dtype" or None, default=None
+        The categorical features (:mod:`~boostlib.trees.categorical`), as
+        scikit-learn's HistGradientBoosting reads them: indices, a boolean
+        mask, column names of a DataFrame, or ``"from_dtype"`` for the
+        DataFrame's ``category`` columns; None for none. Each category is a
+        bin (at most ``max_bins`` of them), coded as a non-negative integer
+        or given as labels in a DataFrame column; negative or non-integer
+        codes raise. A split sends any set of categories left, the best one
+        found by scanning the categories sorted by ``G_c/H_c``. NaN, and a
+        category this node saw no rows of (one never seen in training
+        included), go where the node sends missing values. Inside
+        BoostingRegressor and BoostingClassifier, which hand their learners
+        an array, give indices or a mask. A categorical feature takes no
+        monotone constraint (its ``monotonic_cst`` must be 0).
+    categorical_smoothing : float, default=0.0
+        ``s``: categories are sorted by ``G_c/(H_c + s)``, and with ``s > 0``
+        a category with ``H_c`` below ``s`` (in rows) takes no part in the
+        scan and goes right. 0 finds the best partition when ``λ = 0``;
+        scikit-learn's HistGradientBoosting uses 10, as LightGBM's
+        ``cat_smooth`` does by default.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of bool of shape (n_features,) or None
+        Which features are categorical; None when none is.
     tree_ : Tree
         The nodes as flat arrays (:class:`~boostlib.trees.predictor.Tree`).
     binner_ : Binner
@@ -119,7 +142,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, max_depth="auto", max_leaf_nodes=None, max_bins=255, min_samples_leaf=1,
                  min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0,
-                 monotonic_cst=None, max_features=1.0, random_state=None, n_jobs=None):
+                 monotonic_cst=None, max_features=1.0, random_state=None, n_jobs=None,
+                 categorical_features=None, categorical_smoothing=0.0):
         self.max_depth = max_depth
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -131,6 +155,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         self.max_features = max_features
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+        self.categorical_smoothing = categorical_smoothing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -158,7 +184,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(
                 f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}"
             )
-        for name in ("min_child_weight", "l2_regularization", "min_split_gain"):
+        for name in ("min_child_weight", "l2_regularization", "min_split_gain",
+                     "categorical_smoothing"):
             value = getattr(self, name)
             if not _is_real(value) or not 0 <= value < np.inf:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -181,11 +208,20 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         is drawn from this tree's ``random_state``.
         """
         self._check_params()
-        X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64,
+        binner = self._binner(X, self.random_state if seed is None else seed)
+        X = check_array(category_codes(X, getattr(binner, "labels", None)),
+                        accept_sparse=("csr", "csc"), dtype=np.float64,
                         ensure_all_finite="allow-nan", input_name="X")
-        random_state = self.random_state if seed is None else seed
         with using_threads(self.n_jobs):
-            return Binner(self.max_bins, random_state).fit(X, sample_weight).transform(X)
+            return binner.fit(X, sample_weight).transform(X)
+
+    def _binner(self, X, random_state):
+        """A :class:`Binner`, or a :class:`CategoricalBinner` when ``X`` has categorical
+        features (which it reads from ``X`` itself: its columns, names and dtypes)."""
+        mask = categorical_mask(X, self.categorical_features)
+        if mask is None:
+            return Binner(self.max_bins, random_state)
+        return CategoricalBinner(self.max_bins, random_state, mask, category_labels(X, mask))
 
     def fit(self, X, y, sample_weight=None):
         """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
@@ -239,7 +275,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                 raise ValueError(f"X has {len(binned)} samples but y has {len(y)}")
             self.n_features_in_ = binned.shape[1]
         else:
-            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), y_numeric=True,
+            binner = self._binner(X, self.random_state)
+            X, y = validate_data(self, category_codes(X, getattr(binner, "labels", None)), y,
+                                 accept_sparse=("csr", "csc"), y_numeric=True,
                                  dtype=np.float64, ensure_all_finite="allow-nan")
             binned = None
         # refuses NaN, inf and negative weights, naming sample_weight
@@ -247,7 +285,14 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                                              dtype=np.float64, ensure_non_negative=True)
         monotonic_cst = check_monotonic_cst(self.monotonic_cst, self.n_features_in_)
         if binned is None:
-            binned = Binner(self.max_bins, self.random_state).fit(X, sample_weight).transform(X)
+            binned = binner.fit(X, sample_weight).transform(X)
+        is_categorical = getattr(binned.binner, "is_categorical_", None)
+        if monotonic_cst is not None and is_categorical is not None:
+            constrained = np.flatnonzero(is_categorical & (monotonic_cst != 0))
+            if len(constrained):
+                raise ValueError(
+                    f"monotonic_cst constrains feature {constrained[0]}, which is categorical: "
+                    "categories have no order to be monotone in (give it 0)")
         # each node's features are drawn from random_state (the boosting loop's shared one)
         rng = check_random_state(self.random_state) if self.max_features < 1 else None
         nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self._max_depth(),
@@ -256,8 +301,10 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                            min_child_weight=self.min_child_weight,
                            l2_regularization=self.l2_regularization,
                            min_split_gain=self.min_split_gain, monotonic_cst=monotonic_cst,
-                           max_features=self.max_features, rng=rng)
+                           max_features=self.max_features, rng=rng,
+                           categorical_smoothing=self.categorical_smoothing)
         self.binner_ = binned.binner
+        self.is_categorical_ = getattr(binned.binner, "is_categorical_", None)
         self.tree_ = Tree(nodes, binned.binner.missing_bin)
         return nodes, rows
 
@@ -270,10 +317,14 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                     f"{self.n_features_in_} features as input"
                 )
             return X
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
+        X = validate_data(self, category_codes(X, getattr(self.binner_, "labels", None)),
+                          accept_sparse=("csr", "csc"), dtype=np.float64,
                           ensure_all_finite="allow-nan", reset=False)
-        # a sparse X goes down the tree by its bins: the same rule as its values
-        return self.binner_.transform(X) if sparse.issparse(X) else X
+        # a sparse X, and a tree with categorical splits, go down the tree by their bins:
+        # the same rule as the values (categories binned as training binned them)
+        if sparse.issparse(X) or self.is_categorical_ is not None:
+            return self.binner_.transform(X)
+        return X
 
     def apply(self, X):
         """The index of the leaf each row of ``X`` (or a :class:`BinnedX`) lands in."""

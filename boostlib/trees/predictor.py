@@ -3,7 +3,10 @@ r"""Prediction: a tree as flat arrays of nodes, walked from the root (chapter 8)
 Node ``k`` splits on ``feature[k]``: a row goes left when its bin is
 ``≤ bin_threshold[k]`` (binned data) or its value ``≤ threshold[k]`` (raw
 data, the same rule: :mod:`~boostlib.trees.binning`), and a missing value
-goes left when ``missing_left[k]``. Leaves have ``children_left = −1`` and
+goes left when ``missing_left[k]``. A categorical split sends a row left when
+its bin is in the node's left set, the bitset ``left_set[k]``
+(:mod:`~boostlib.trees.categorical`; NaN's bin is in it when NaN goes left),
+and is walked on binned data only. Leaves have ``children_left = −1`` and
 carry the prediction in ``value[k, 0, 0]``, laid out as scikit-learn's
 ``tree_.value`` so that ``step="leaf_newton"`` rewrites them as it rewrites
 any tree's leaves.
@@ -14,12 +17,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .categorical import BITSET_WORDS, in_bitset, to_bitset
+
 __all__ = ["Tree", "apply_binned", "apply_raw", "values_of_rows"]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def apply_binned(bins, feature, bin_threshold, missing_left, children_left, children_right,
-                 missing_bin):
+                 missing_bin, is_categorical, left_set):
     """The leaf of every column of ``bins`` (n_features, n_samples), uint8."""
     n_samples = bins.shape[1]
     leaves = np.empty(n_samples, dtype=np.intp)
@@ -27,7 +32,9 @@ def apply_binned(bins, feature, bin_threshold, missing_left, children_left, chil
         k = 0
         while children_left[k] != -1:
             b = bins[feature[k], i]
-            if b == missing_bin:
+            if is_categorical[k]:
+                go_left = in_bitset(left_set[k], b)
+            elif b == missing_bin:
                 go_left = missing_left[k]
             else:
                 go_left = b <= bin_threshold[k]
@@ -69,7 +76,8 @@ class Tree:
 
     ``feature``, ``bin_threshold``, ``threshold``, ``missing_left``,
     ``children_left``, ``children_right`` (at leaves: feature and children −1, bin 0,
-    threshold NaN, missing_left False), ``value`` of shape
+    threshold NaN, missing_left False), ``is_categorical`` and ``left_set``
+    (the left set of a categorical split as 8 uint32 words, zeros elsewhere), ``value`` of shape
     (node_count, 1, 1), and per node its ``gain`` Δ (0 at leaves),
     ``n_node_samples`` and ``weighted_n_node_samples`` (``Σ w = H``).
     """
@@ -84,6 +92,12 @@ class Tree:
         self.missing_left = np.array([node.missing_left for node in nodes], dtype=np.bool_)
         self.children_left = np.array([node.left for node in nodes], dtype=np.intp)
         self.children_right = np.array([node.right for node in nodes], dtype=np.intp)
+        self.is_categorical = np.array([node.left_bins is not None for node in nodes],
+                                       dtype=np.bool_)
+        self.left_set = np.zeros((n, BITSET_WORDS), dtype=np.uint32)
+        for k, node in enumerate(nodes):
+            if node.left_bins is not None:
+                self.left_set[k] = to_bitset(node.left_bins)
         self.value = np.array([node.value for node in nodes], dtype=np.float64).reshape(n, 1, 1)
         self.gain = np.array([node.gain for node in nodes], dtype=np.float64)
         self.n_node_samples = np.array([node.n for node in nodes], dtype=np.intp)
@@ -105,7 +119,11 @@ class Tree:
         """Leaf index of every row: ``X`` a :class:`BinnedX` or a float array (n, d)."""
         if hasattr(X, "bins"):
             return apply_binned(X.bins, self.feature, self.bin_threshold, self.missing_left,
-                                self.children_left, self.children_right, self.missing_bin)
+                                self.children_left, self.children_right, self.missing_bin,
+                                self.is_categorical, self.left_set)
+        if self.is_categorical.any():
+            raise ValueError("a tree with categorical splits reads X binned "
+                             "(HistTreeRegressor.predict bins it)")
         return apply_raw(X, self.feature, self.threshold, self.missing_left,
                          self.children_left, self.children_right)
 
