@@ -435,7 +435,6 @@ KNOWN_STALE = (
     "hist_trees_seed000",
     "memory",
     "notebooks",
-    "peers",
     "seed000",
     "sklearn_ratio",
 )
