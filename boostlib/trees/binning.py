@@ -22,7 +22,7 @@ goes left" is then the same as "``x ≤ θ_s`` goes left" on raw values.
   seed :func:`binning_seed` takes from the estimator's ``random_state``.
 
 Bins are ``uint8`` (so ``max_bins ≤ 255``) and stored feature by feature,
-``bins[j]`` being feature ``j`` of every row: the histogram of one feature
+``bins[j]`` being feature ℓ (the code's ``j``) of every row: the histogram of one feature
 then reads one contiguous row of bytes.
 """
 
@@ -123,9 +123,10 @@ def _cell_starts(thresholds, n_thresholds, n_cells):
 
 @njit(cache=True, nogil=True, parallel=True)
 def map_to_bins(X, thresholds, n_thresholds, missing_bin, bins):
-    """``bins[j, i] = s(x_ij) = #{s′ : θ_js′ < x_ij}`` by binary search; NaN to ``missing_bin``.
+    """``bins[j, i] = s(x_iℓ) = #{s′ : θ_ℓs′ < x_iℓ}`` by binary search; NaN to ``missing_bin``.
 
-    ``thresholds`` (n_features, max_bins − 1) holds feature ``j``'s in its first
+    Feature ℓ is the code's ``j``.
+    ``thresholds`` (n_features, max_bins − 1) holds feature ℓ's in its first
     ``n_thresholds[j]`` entries. The thresholds below ``x``'s cell (:func:`_cell`)
     are counted by a table; the search runs over those in the cell only. ``X``
     is read row by row, as it is stored, and the rows are shared out among the

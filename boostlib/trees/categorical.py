@@ -1,19 +1,28 @@
 r"""Categorical splits: categories sorted by ``G_c/H_c``, the left set a bitset (chapter 8).
 
-A categorical feature with ``K`` categories can send any subset of them left:
-``2^(K−1) − 1`` binary partitions. For weighted least squares, which is the
-second-order gain at ``λ = 0``, the best one never has to be searched for
-(Fisher, "On grouping for maximum homogeneity", 1958; Breiman, Friedman,
-Olshen and Stone, *Classification and Regression Trees*, 1984, Theorem 4.5):
-order the categories by their mean ``Σ w z / Σ w = −G_c/H_c`` and the best
-partition puts a prefix of that order on one side. ``K − 1`` boundaries of
-the sorted order are scanned, exactly as the boundaries of an ordered
-feature (:mod:`~boostlib.trees.splitting`).
+A categorical feature with ``q`` categories can send any subset of them left:
+``2^(q−1) − 1`` binary partitions. For the second-order gain with any
+``λ ≥ 0`` (at ``λ = 0`` it is weighted least squares: Fisher, "On grouping
+for maximum homogeneity", 1958; Breiman, Friedman, Olshen and Stone,
+*Classification and Regression Trees*, 1984, Theorem 4.5) the best one never
+has to be searched for: order the categories by ``G_c/H_c`` (their mean
+``Σ w z / Σ w = −G_c/H_c`` reversed; ``λ`` does not enter the order) and the
+best partition puts a prefix of that order on one side (chapter 8 proves
+it). Two provisos: when no partition has a positive gain the best one need
+not be a prefix (but then none is made); and ``min_samples_leaf`` and
+``min_child_weight`` rule some partitions out, after which the best allowed
+one need not be a prefix, so that the scan is then a heuristic (as
+scikit-learn's and LightGBM's are). ``q − 1`` boundaries of the sorted
+order are scanned, exactly as the boundaries of an ordered feature
+(:mod:`~boostlib.trees.splitting`).
 
-How boostlib does it, as scikit-learn's HistGradientBoosting and LightGBM do:
+How boostlib does it, as scikit-learn's HistGradientBoosting does (LightGBM's
+differences are noted):
 
 * **each category is a bin**: the categories seen in training, sorted, are
-  bins ``0 … K − 1`` (:class:`CategoricalBinner`); ``K ≤ max_bins``. Codes
+  bins ``0 … q − 1`` (:class:`CategoricalBinner`); ``q ≤ max_bins``. (LightGBM
+  orders its category bins by count, most frequent first, and leaves out the
+  rare categories beyond 99 % of the rows: its ``BinMapper``.) Codes
   must be non-negative integers (NaN for missing); a pandas column of
   labels is coded first (:func:`category_codes`).
 * **NaN is a category** of the scan when the node has NaN rows: it lands on
@@ -22,18 +31,19 @@ How boostlib does it, as scikit-learn's HistGradientBoosting and LightGBM do:
   and so coded as missing) goes where that node sends missing values, and a
   node without NaN rows sends them to the child with the larger ``Σ w``
   (the rule of ordered features, :mod:`~boostlib.trees.grower`).
-* **the sort key** is ``G_c/(H_c + s)`` with ``s = categorical_smoothing``:
-  ``s = 0`` is the exact rule above. With ``s > 0`` a category whose
-  ``H_c`` (in rows: ``H_c · n/H``) is below ``s`` takes no part in the scan
+* **the sort key** is ``G_c/(H_c + β)`` with ``β = categorical_smoothing``:
+  ``β = 0`` is the exact rule above. With ``β > 0`` a category whose
+  ``H_c`` (in rows: ``H_c · n/H``) is below ``β`` takes no part in the scan
   and stays on the right, and the means of the others shrink towards 0.
-  scikit-learn fixes ``s = 10`` (its ``MIN_CAT_SUPPORT``); LightGBM calls
+  scikit-learn fixes ``β = 10`` (its ``MIN_CAT_SUPPORT``); LightGBM calls
   it ``cat_smooth`` (default 10). Then the scan is a heuristic.
 * **the scan** runs from both ends of the sorted order up to its middle
   (scikit-learn's order of candidates, so ties and the rare categories
   resolve as they do there); with every category in the scan the two halves
-  cover all ``K − 1`` boundaries.
+  cover all ``q − 1`` boundaries.
 * **the split** is stored as the set of bins going left (NaN's bin included
-  when NaN goes left), packed into a bitset of 256 bits (:func:`to_bitset`),
+  when NaN goes left: by the scan when the node has NaN rows, otherwise when
+  the node sends missing values left), packed into a bitset of 256 bits (:func:`to_bitset`),
   and a row goes left when its bin is in the set.
 """
 
@@ -138,7 +148,7 @@ def _check_codes(column, feature):
 
 
 def find_categories(column, max_bins, feature):
-    """The distinct categories of one column (NaN left out), sorted: bins ``0 … K − 1``.
+    """The distinct categories of one column (NaN left out), sorted: bins ``0 … q − 1``.
 
     ``ValueError`` for codes that are negative or not integers, and for more
     than ``max_bins`` categories.
@@ -171,8 +181,8 @@ class CategoricalBinner(Binner):
     ``is_categorical`` (n_features,) marks them; ``labels`` maps a DataFrame
     column of labels to its labels (:func:`category_labels`), so that
     :meth:`transform` codes a DataFrame as fitting did. After :meth:`fit`,
-    ``categories_[j]`` holds feature ``j``'s categories (None for an ordered
-    feature), ``n_bins_[j]`` their number ``K``, and ``thresholds_[j]`` the
+    ``categories_[j]`` holds feature ``j``'s (feature ℓ's) categories (None for an ordered
+    feature), ``n_bins_[j]`` their number ``q``, and ``thresholds_[j]`` the
     midpoints between neighbouring categories (their order, for reading).
     """
 
@@ -229,10 +239,10 @@ def numeric_n_bins(binner, n_bins):
 
 @njit(cache=True, nogil=True)
 def sorted_categories(hist_j, n_bins_j, missing_bin, total_n, total_w, smoothing):
-    """The bins of the categories that take part in the scan, ordered by ``G_c/(H_c + s)``.
+    """The bins of the categories that take part in the scan, ordered by ``G_c/(H_c + β)``.
 
-    A category takes part when the node has rows of it and, with ``s > 0``,
-    ``H_c · n/H ≥ s`` (scikit-learn's support rule). NaN's bin is a category
+    A category takes part when the node has rows of it and, with ``β > 0``
+    (``smoothing``), ``H_c · n/H ≥ β`` (scikit-learn's support rule). NaN's bin is a category
     like the others. Ties keep the order of the bins (a stable sort).
     """
     used = np.empty(n_bins_j + 1, dtype=np.intp)
@@ -245,7 +255,7 @@ def sorted_categories(hist_j, n_bins_j, missing_bin, total_n, total_w, smoothing
         if n == 0 or sum_w * support < smoothing:
             continue
         used[n_used] = b
-        keys[n_used] = -sum_wz / (sum_w + smoothing)  # G_c/(H_c + s), as G = −Σ w z
+        keys[n_used] = -sum_wz / (sum_w + smoothing)  # G_c/(H_c + β), as G = −Σ w z
         n_used += 1
     order = np.argsort(keys[:n_used], kind="mergesort")
     return used[:n_used][order]
@@ -255,9 +265,10 @@ def sorted_categories(hist_j, n_bins_j, missing_bin, total_n, total_w, smoothing
 def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, total_n,
                                        missing_bin, l2_regularization, min_child_weight,
                                        min_samples_leaf, smoothing, bounds=None):
-    """Feature ``j``'s best partition: ``(gain, code, missing_left, Σwz_left, Σw_left, n_left)``.
+    """Feature ℓ's best partition: ``(gain, code, missing_left, Σwz_left, Σw_left, n_left)``.
 
-    The left set is the first ``code`` sorted categories (``code > 0``) or the
+    Feature ℓ is the code's ``j``. The left set is the first ``code`` sorted
+    categories (``code > 0``) or the
     last ``−code`` (``code < 0``); :func:`left_bins` rebuilds it. ``gain = 0``
     and ``code = 0`` when no partition is valid. Under monotone constraints on
     other features, ``bounds = (monotonic_cst, lower, upper, parent value)``:

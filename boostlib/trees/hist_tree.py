@@ -122,9 +122,11 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         an array, give indices or a mask. A categorical feature takes no
         monotone constraint (its ``monotonic_cst`` must be 0).
     categorical_smoothing : float, default=0.0
-        ``s``: categories are sorted by ``G_c/(H_c + s)``, and with ``s > 0``
-        a category with ``H_c`` below ``s`` (in rows) takes no part in the
-        scan and goes right. 0 finds the best partition when ``λ = 0``;
+        ``β``: categories are sorted by ``G_c/(H_c + β)``, and with ``β > 0``
+        a category with ``H_c`` below ``β`` (in rows) takes no part in the
+        scan and goes right. 0 finds the best partition for every ``λ ≥ 0``
+        when ``min_samples_leaf`` and ``min_child_weight`` rule none out
+        (with them, the best allowed partition may be missed);
         scikit-learn's HistGradientBoosting uses 10, as LightGBM's
         ``cat_smooth`` does by default.
 

@@ -1,12 +1,13 @@
 r"""Histograms: ``Σ w z``, ``Σ w`` and the row count per bin of every feature (chapter 8).
 
-A node's histogram holds, for feature ``j`` and bin ``b``, the sums over the
-node's rows with ``b_j(x_i) = b``:
+A node's histogram holds, for feature ℓ and bin ``s``, the sums over the
+node's rows whose value of feature ℓ falls in bin ``s``:
 
-    hist[j, b] = (Σ w_i z_i,  Σ w_i,  #rows)  =  (−G_b, H_b, n_b)
+    hist[ℓ, s] = (Σ w_i z_i,  Σ w_i,  #rows)  =  (−G_s, H_s, n_s)
 
 in the book's symbols (``z = −g/h`` and ``w = h`` under the Newton direction,
-so ``Σ w z = −Σ g = −G`` and ``Σ w = Σ h = H``). Every split candidate of the
+so ``Σ w z = −Σ g = −G`` and ``Σ w = Σ h = H``; the code indexes features by
+``j``). Every split candidate of the
 node is a prefix sum of these rows (:mod:`~boostlib.trees.splitting`).
 
 Two tricks make histograms cheap:

@@ -1,8 +1,9 @@
 r"""Monotone constraints: leaf values bounded by mid-values carried down the tree (chapter 8).
 
-``monotonic_cst[j] = +1`` asks that the tree's output never falls as
-feature ``j`` grows (``−1``: never rises; ``0``: no constraint), whatever the
-other features. A leaf's value is the closed form ``γ* = −G/(H + λ)``
+``monotonic_cst[j] = +1`` (``c_ℓ = +1`` for feature ℓ, the code's ``j``) asks
+that the tree's output never falls as feature ℓ grows (``−1``: never rises;
+``0``: no constraint), whatever the other features. A leaf's value is the
+closed form ``γ* = −G/(H + λ)``
 (:func:`~boostlib.trees.splitting.leaf_value`); the constraint is kept by
 bounding it. Every node carries an interval ``[lower, upper]`` (the root
 ``(−∞, ∞)``), and
@@ -16,10 +17,10 @@ bounding it. Every node carries an interval ``[lower, upper]`` (the root
   the drop in the objective at the *clipped* values (:func:`bounded_gain`):
   ``score(γ) = −(2 G γ + (H + λ) γ²)``, which is ``G²/(H + λ)`` at ``γ = γ*``;
 * the children of a split on a constrained feature share the interval out at
-  the mid-value ``m = (γ_L + γ_R)/2`` (:func:`children_bounds`): for +1 the
-  left child's subtree lives in ``[lower, m]`` and the right one's in
-  ``[m, upper]``. Every leaf below the left child is then ``≤ m ≤`` every
-  leaf below the right child, so moving ``x_j`` up across the split can only
+  the mid-value ``γ_mid = (γ_L + γ_R)/2`` (:func:`children_bounds`): for +1
+  the left child's subtree lives in ``[lower, γ_mid]`` and the right one's in
+  ``[γ_mid, upper]``. Every leaf below the left child is then ``≤ γ_mid ≤``
+  every leaf below the right child, so moving ``x_ℓ`` up across the split can only
   raise the output; splits on other features pass the interval on whole.
 
 This is XGBoost's rule (its ``TreeEvaluator`` in ``src/tree/split_evaluator.h``:

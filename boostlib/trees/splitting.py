@@ -65,9 +65,10 @@ def gain(left_wz, left_w, right_wz, right_w, l2_regularization):
 @njit(cache=True, nogil=True)
 def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing_bin,
                            l2_regularization, min_child_weight, min_samples_leaf, j, bounds):
-    """Feature ``j``'s best boundary: ``(gain, bin, missing_left, Σwz_left, Σw_left, n_left)``.
+    """Feature ℓ's best boundary: ``(gain, bin, missing_left, Σwz_left, Σw_left, n_left)``.
 
-    The scan :func:`best_split` documents, over one feature; ``gain = 0`` and
+    Feature ℓ is the code's ``j``. The scan :func:`best_split` documents, over one
+    feature; ``gain = 0`` and
     ``bin = −1`` when no candidate is valid.
     """
     best = (0.0, -1, False, 0.0, 0.0, 0.0)
