@@ -82,7 +82,7 @@ def score_of_value(sum_wz, sum_w, l2_regularization, value):
     """``−(2 G γ + (H + λ) γ²)``: twice the drop in ``G γ + ½ (H + λ) γ²`` from ``γ = 0`` to ``γ``.
 
     With ``Σ w z = −G`` and ``Σ w = H``; at ``γ = γ*`` it is ``G²/(H + λ)``,
-    the score :func:`~boostlib.trees.splitting.score` of an unbounded leaf.
+    the score of an unbounded leaf (``score`` in :mod:`boostlib.trees.splitting`).
     """
     return 2.0 * sum_wz * value - (sum_w + l2_regularization) * value * value
 
