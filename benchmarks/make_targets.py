@@ -37,6 +37,7 @@ import harness
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "make_targets"
 QUIET_LOAD = 0.5  # 1-minute load average above which the machine was not quiet
+SETTLE_S = 300  # the longest wait for the previous target's load to die down
 # label -> (make target, budget in seconds, what it is)
 TARGETS = {
     "test": ("test", 360, "lint, unit tests, nbval under the machine's OpenBLAS kernel"),
@@ -51,8 +52,19 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+def settle():
+    """Wait until the 1-minute load average is below ``QUIET_LOAD``, at most ``SETTLE_S``
+    seconds: after a target it still holds that target's own load for a minute or two,
+    which is not another process's."""
+    deadline = time.monotonic() + SETTLE_S
+    while os.getloadavg()[0] > QUIET_LOAD and time.monotonic() < deadline:
+        time.sleep(5)
+
+
 def measure(command, cwd=ROOT):
-    """Run ``command``; its wall and children's CPU seconds, the load before and after."""
+    """Run ``command`` once the load has settled; its wall and children's CPU seconds,
+    the load before and after."""
+    settle()
     load_before = os.getloadavg()[0]
     cpu, start = children_cpu(), time.perf_counter()
     status = subprocess.run(command, cwd=cwd).returncode

@@ -21,6 +21,7 @@ BURN = f'{sys.executable} -c "sum(range(3 * 10**7))"'
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     monkeypatch.setattr(harness, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(make_targets, "SETTLE_S", 0)  # no waiting for the test machine's load
     (tmp_path / "Makefile").write_text(textwrap.dedent(f"""\
         .venv/.installed:
         \tmkdir -p .venv && touch $@
@@ -69,3 +70,16 @@ def test_a_busy_machine_is_said_in_the_file(project, monkeypatch):
     monkeypatch.setattr(make_targets.os, "getloadavg", lambda: (3.0, 3.0, 3.0))
     make_targets.run({"test"}, cwd=project)
     assert any(line.startswith("NOT QUIET") for line in harness.read_header("make_targets"))
+
+
+def test_each_target_waits_for_the_load_of_the_last_to_die_down(monkeypatch):
+    loads = iter([2.0, 1.2, 0.6, 0.4, 0.4])
+    slept = []
+    monkeypatch.setattr(make_targets.os, "getloadavg", lambda: (next(loads),) * 3)
+    monkeypatch.setattr(make_targets.time, "sleep", slept.append)
+    make_targets.settle()
+    assert slept == [5, 5, 5]  # until the load is below QUIET_LOAD
+    monkeypatch.setattr(make_targets.os, "getloadavg", lambda: (3.0, 3.0, 3.0))
+    monkeypatch.setattr(make_targets, "SETTLE_S", 0)
+    make_targets.settle()  # a machine that stays busy: no wait past SETTLE_S
+    assert len(slept) == 3
