@@ -248,13 +248,22 @@ def held_out_run(model, split, random_state, stratify=False):
     for comparison, both after the last stage ``M``. ``budget_decides`` is True
     when ``m* = M``: the validation loss was still falling when the stage budget
     ran out. ``diverged`` is :func:`diverged` of the training loss.
+
+    ``m*`` ranges over the stages ``1 … M``: the protocol compares boosted models.
+    ``F0_preferred`` is True when the validation loss of ``F_0`` alone (no stage) is
+    below that of every stage, and ``test_loss_F0`` is the test loss of ``F_0``:
+    such a run is reported as such (:func:`run_status`), not hidden in a mean.
     """
+    import numpy as np
+
     from boostlib.plotting import staged_loss
 
     X_fit, X_val, y_fit, y_val = validation_split(split.X_train, split.y_train, random_state,
                                                   stratify=stratify)
     model.fit(X_fit, y_fit)
-    stage = chosen_stage(staged_loss(model, X_val, y_val))
+    validation_loss = staged_loss(model, X_val, y_val)
+    stage = chosen_stage(validation_loss)
+    F0_validation = initial_loss(model, X_val, y_val)
     test_loss = staged_loss(model, split.X_test, split.y_test)
     test_score = staged_score(model, split.X_test, split.y_test)
     return {
@@ -262,10 +271,25 @@ def held_out_run(model, split, random_state, stratify=False):
         "budget_decides": stage == model.n_estimators_,
         "test_loss": float(test_loss[stage - 1]), "test_score": float(test_score[stage - 1]),
         "test_loss_last": float(test_loss[-1]), "test_score_last": float(test_score[-1]),
+        "F0_preferred": bool(F0_validation < np.min(np.where(np.isfinite(validation_loss),
+                                                             validation_loss, np.inf))),
+        "test_loss_F0": initial_loss(model, split.X_test, split.y_test),
         "initial_train_loss": float(model.train_loss_[0]),
         "final_train_loss": float(model.train_loss_[-1]),
         "diverged": diverged(model.train_loss_),
     }
+
+
+def initial_loss(model, X, y):
+    """The mean loss ``(1/N) Σ_i L(y_i, F_0(x_i))`` of a fitted boostlib model's ``F_0``
+    (before any stage), as :func:`boostlib.plotting.staged_loss` gives it after each stage."""
+    import numpy as np
+
+    from boostlib.plotting import loss_targets
+
+    Y = loss_targets(model, y)
+    F0 = model.init_step_ * model._learner_output(model.init_, model._validate_X(X))
+    return float(model.loss_.mean(Y, np.reshape(F0, Y.shape)))
 
 
 def diverged(train_loss):
@@ -359,10 +383,13 @@ class CapWatch:
 
 
 def run_status(row):
-    """One word for a run, in the order that decides: diverged, a cap, or ok.
+    """One word for a run, in the order that decides: diverged, a cap, F_0 preferred
+    (the validation loss of no boosting at all is lower than at every stage), the stage
+    budget, or ok.
 
     ``row`` has ``diverged``, ``step_cap``, ``iteration_cap`` (counts of steps),
-    ``step_calls`` and ``budget_decides`` (see :func:`held_out_run`, :class:`CapWatch`).
+    ``step_calls``, ``F0_preferred`` and ``budget_decides`` (see :func:`held_out_run`,
+    :class:`CapWatch`).
     """
     if row.get("diverged"):
         return "diverged"
@@ -370,6 +397,8 @@ def run_status(row):
         return f"step cap ({row['step_cap']}/{row['step_calls']})"
     if row.get("iteration_cap", 0):
         return f"iteration cap ({row['iteration_cap']}/{row['step_calls']})"
+    if row.get("F0_preferred"):
+        return "F_0 preferred"
     if row.get("budget_decides"):
         return "stage budget"
     return "ok"

@@ -426,6 +426,28 @@ def test_held_out_run_chooses_the_stage_on_validation_and_scores_the_test_rows_t
                        == split.y_test)
     assert row["test_score"] == accuracy
     assert row["budget_decides"] == (row["chosen_stage"] == 30) and not row["diverged"]
+    assert not row["F0_preferred"]  # the classes are separable: boosting helps
+    F0 = np.full(len(split.y_test), model.init_step_ * model.init_.predict(X[:1])[0])
+    assert row["test_loss_F0"] == pytest.approx(model.loss_.mean(split.y_test, F0))
+
+
+def test_held_out_run_says_when_no_stage_beats_F0_on_validation():
+    from boostlib import BoostingRegressor
+    from boostlib.datasets import Split
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(200, 3), rng.randn(200)  # pure noise: deep trees at rate 1 overfit
+    split = Split(X[:150], X[150:], y[:150], y[150:])
+    model = BoostingRegressor(n_estimators=3, learning_rate=1.0, random_state=0,
+                              learner=DecisionTreeRegressor(max_depth=None, random_state=0))
+    row = harness.held_out_run(model, split, random_state=0)
+    X_fit, X_val, y_fit, y_val = harness.validation_split(split.X_train, split.y_train, 0)
+    F0 = np.mean(y_fit)
+    assert row["F0_preferred"]
+    assert harness.initial_loss(model, X_val, y_val) == pytest.approx(
+        np.mean((y_val - F0) ** 2) / 2)
+    assert row["test_loss_F0"] == pytest.approx(np.mean((split.y_test - F0) ** 2) / 2)
+    assert harness.run_status(row) == "F_0 preferred"
 
 
 def test_run_status_names_what_decided_the_run():
@@ -436,6 +458,9 @@ def test_run_status_names_what_decided_the_run():
     assert harness.run_status({**ok, "iteration_cap": 7}) == "iteration cap (7/100)"
     assert harness.run_status({**ok, "step_cap": 99, "iteration_cap": 7}) == "step cap (99/100)"
     assert harness.run_status({**ok, "diverged": True, "step_cap": 99}) == "diverged"
+    assert harness.run_status({**ok, "F0_preferred": True, "budget_decides": True}) \
+        == "F_0 preferred"
+    assert harness.run_status({**ok, "F0_preferred": True, "step_cap": 3}) == "step cap (3/100)"
 
 
 # --- stale results: a CSV older than the boostlib code it measures fails here ---
