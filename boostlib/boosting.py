@@ -556,7 +556,15 @@ class _Boosting(BaseEstimator):
         self.binner_ = None
         if not self._bins_X:
             return X
-        X = self._prototype.bin(X, sample_weight, seed=binning_seed(self.random_state))
+        try:
+            X = self._prototype.bin(X, sample_weight, seed=binning_seed(self.random_state))
+        except ValueError as exc:
+            if "could not convert" not in str(exc):
+                raise
+            raise ValueError(f"X has non-numeric columns ({exc}) that learner="
+                             f"{self._prototype!r} does not treat as categorical: name them in "
+                             "its categorical_features (or 'from_dtype' for pandas category "
+                             "columns)") from exc
         self.binner_ = X.binner
         return X
 
@@ -569,7 +577,7 @@ class _Boosting(BaseEstimator):
         F = self._fit_init(X, Y, rng, s)                              # 1. F_0
         record = _Record(loss.mean(Y, F, s), self.verbose)            # estimators_, steps_, ...
         stop = self._early_stopping(held_out, record.train_loss[0])
-        stage_weights = StageWeights(s, self.subsample, _num_samples(X), rng, self._step_takes_bag)
+        stage_weights = StageWeights(s, self.subsample, len(Y), rng, self._step_takes_bag)
         for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
             weight, bag = stage_weights.draw()                        # s × the subsample
             if self._per_class:                                       # K classes: K learners
@@ -626,7 +634,7 @@ class _Boosting(BaseEstimator):
             y_k, F_k = Y[:, k], F[:, k]
             z, w = self._direction(coordinate, y_k, F_k)                # 2.1
             learner, u_k = self._fit_learner(X, z, w, weight, rng)      # 2.2
-            rho, u[:, k] = self._step(coordinate, y_k, F_k, u_k.reshape(_num_samples(X)),  # 2.3
+            rho, u[:, k] = self._step(coordinate, y_k, F_k, u_k.reshape(len(y_k)),  # 2.3
                                       sample_weight=weight, learner=learner, X=X, **bag)
             learners.append(learner)
             rhos.append(rho)
@@ -690,6 +698,9 @@ class _Boosting(BaseEstimator):
             tags.input_tags.allow_nan = bool(get_tags(learner).input_tags.allow_nan)
         except (AttributeError, TypeError):
             tags.input_tags.allow_nan = False
+        # sparse X: scikit-learn's trees and a learner that bins (HistTreeRegressor) take it
+        tags.input_tags.sparse = isinstance(learner, TREES) or callable(getattr(learner, "bin",
+                                                                                None))
         return tags
 
     @property
@@ -758,9 +769,14 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         Any scikit-learn regressor, cloned per stage; ``None`` means
         ``DecisionTreeRegressor(max_depth=3)``. Its ``random_state`` is replaced
         by the shared random state. :class:`~boostlib.trees.HistTreeRegressor`
-        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN. A
+        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN; a
+        DataFrame (``category`` columns, labels of any type) or a sparse ``X``
+        reaches it as it is. scikit-learn's trees take a sparse ``X`` as well. A
         scikit-learn tree with ``criterion="poisson"`` is refused: the
-        pseudo-responses it would fit take both signs.
+        pseudo-responses it would fit take both signs. With a learner whose
+        ``monotonic_cst`` constrains a feature, ``step="leaf_newton"`` is
+        refused (it rewrites the leaves past their bounds) and every ``ρ`` is
+        kept ``≥ 0``, so each tree keeps its order.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1

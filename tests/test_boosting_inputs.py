@@ -144,6 +144,8 @@ def test_bad_x_is_refused_clearly():
     frame, X, y = frame_and_codes(200, 3)
     with pytest.raises(ValueError, match="non-numeric columns.*categorical_features='from_dtype'"):
         BoostingClassifier(n_estimators=2).fit(frame, y)
+    with pytest.raises(ValueError, match="non-numeric columns.*does not treat as categorical"):
+        BoostingClassifier(learner=HistTreeRegressor(), n_estimators=2).fit(frame, y)
     with pytest.raises(TypeError, match="Sparse data"):
         BoostingRegressor(learner=Ridge(), step="line_search",
                           n_estimators=2).fit(sparse.csr_matrix(X[:, [1]]), y)

@@ -398,7 +398,7 @@ def test_with_monotone_constraints_column_subsampling_and_sparse_x():
     model = BoostingRegressor(
         learner=HistTreeRegressor(categorical_features=[0], monotonic_cst=[0, 1],
                                   max_leaf_nodes=8, max_depth=None),
-        n_estimators=20, random_state=0).fit(X, y)
+        step="constant", n_estimators=20, random_state=0).fit(X, y)
     assert any(t.tree_.is_categorical.any() for t in model.estimators_)
     grid = np.linspace(-3, 3, 200)
     for c in range(12):
