@@ -343,3 +343,17 @@ def test_zero_weight_rows_still_take_part_in_the_random_draws(draw):
     assert np.abs(ours.predict(X_new) - dropped.predict(X_new)).max() > 0.1
     theirs = GradientBoostingRegressor(max_depth=3, **kwargs, **draw).fit(X, y, sample_weight=s)
     np.testing.assert_allclose(ours.predict(X_new), theirs.predict(X_new), rtol=0, atol=1e-10)
+
+
+def test_a_class_of_weight_0_stays_among_the_classes_as_in_sklearn():
+    """Unlike a class whose rows are removed: K is unchanged, its probability near 0."""
+    X, y = FOUR
+    s = (y > 0).astype(float)
+    ours = BoostingClassifier(n_estimators=10, random_state=0).fit(X, y, sample_weight=s)
+    theirs = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, y, sample_weight=s)
+    np.testing.assert_array_equal(ours.classes_, [0, 1, 2, 3])
+    assert ours.predict_proba(X)[:, 0].max() < 1e-6
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X),
+                               rtol=0, atol=1e-10)
+    dropped = BoostingClassifier(n_estimators=10, random_state=0).fit(X[y > 0], y[y > 0])
+    assert len(dropped.classes_) == 3
