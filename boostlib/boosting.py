@@ -54,6 +54,7 @@ import re
 import time
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.dummy import DummyRegressor
 from sklearn.preprocessing import LabelEncoder
@@ -62,6 +63,10 @@ from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _check_y,
+    _num_samples,
+    check_array,
+    check_consistent_length,
     check_is_fitted,
     has_fit_parameter,
     validate_data,
@@ -71,9 +76,10 @@ from .directions import get_direction
 from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
 from .losses import Coordinate, Loss, Softmax, get_loss
 from .row_blocks import loop_threads
-from .steps import get_step
+from .steps import get_step, leaf_newton
 from .subsampling import StageWeights
 from .trees.binning import binning_seed
+from .trees.categorical import category_codes
 from .trees.threads import effective_n_threads
 
 __all__ = ["BoostingClassifier", "BoostingRegressor", "loss_targets"]
@@ -152,6 +158,28 @@ def _object_array(rows, K):
         for k, learner in enumerate(row):
             array[m, k] = learner  # one by one: a learner may look like a sequence
     return array
+
+
+def _is_monotone(learner):
+    """Whether ``learner`` has a ``monotonic_cst`` that constrains some feature."""
+    constraints = learner.get_params().get("monotonic_cst")
+    return constraints is not None and bool(np.any(np.asarray(constraints, dtype=object) != 0))
+
+
+def _nonnegative(step):
+    """``step`` with a ``ρ < 0`` replaced by 0, for learners with monotone constraints.
+
+    A tree whose leaves are ordered along a constrained feature keeps that order
+    when it is multiplied by ``ρ ≥ 0`` and reverses it when ``ρ < 0``. The line
+    search gives ``ρ < 0`` when ``φ′(0) > 0`` (``φ(ρ) = Σ s L(y, F + ρu)``);
+    ``φ`` is convex, so on ``ρ ≥ 0`` its minimum is then at ``ρ = 0``: the
+    stage leaves ``F`` as it is.
+    """
+    def rule(*args, **kwargs):
+        rho, u = step(*args, **kwargs)
+        return np.maximum(rho, 0.0) if np.ndim(rho) else max(rho, 0.0), u
+
+    return rule
 
 
 def _takes_bag(step):
@@ -287,6 +315,30 @@ class _Boosting(BaseEstimator):
         self._tree_kwargs = {"check_input": False} if is_tree else {}
         # a learner with bin() (HistTreeRegressor) reads X binned: once per fit, not per stage
         self._bins_X = callable(getattr(prototype, "bin", None))
+        if _is_monotone(prototype):
+            self._keep_monotone()
+
+    def _keep_monotone(self):
+        """Refuse the step rules that would undo a learner's ``monotonic_cst``; keep ``ρ ≥ 0``.
+
+        ``leaf_newton`` rewrites every leaf with its own Newton value, which
+        knows nothing of the bounds the tree put on its leaves: refused. The
+        other rules multiply the whole tree by one ``ρ``, which keeps its order
+        along a constrained feature when ``ρ ≥ 0``: a ``ρ < 0`` becomes 0
+        (:func:`_nonnegative`). A callable step is trusted not to rewrite the tree.
+        """
+        rules = [("step", self._step)]
+        if self.init == "learner":
+            rules.append(("init_step", self._init_step))
+        for name, rule in rules:
+            if rule is leaf_newton:
+                raise ValueError(
+                    f"{name}='leaf_newton' rewrites every leaf of the learner's trees and "
+                    "would undo the bounds its monotonic_cst puts on them; with monotonic_cst "
+                    f"use {name}='constant', 'newton' or 'line_search', which multiply the "
+                    "whole tree by one step ρ (kept >= 0, so the order is kept)")
+        self._step = _nonnegative(self._step)
+        self._init_step = _nonnegative(self._init_step)
 
     def _input_dtype(self):
         return np.float32 if self._tree_kwargs else "numeric"
@@ -298,12 +350,36 @@ class _Boosting(BaseEstimator):
         """
         return bool(get_tags(self._prototype).input_tags.allow_nan)
 
+    def _passes_X_through(self, X):
+        """Whether ``X`` reaches the learner as it is: a DataFrame or a sparse matrix, for a
+        learner that bins (its ``bin`` reads category columns, labels and sparse columns)."""
+        return self._bins_X and (hasattr(X, "columns") or sparse.issparse(X))
+
     def _check_X(self, X, **kwargs):
-        """``validate_data`` with NaN let through when the learner handles it, else named."""
-        X_or_Xy = validate_data(self, X, dtype=self._input_dtype(), order="C",
-                                ensure_all_finite="allow-nan", **kwargs)
+        """``validate_data`` with NaN let through when the learner handles it, else named.
+
+        A DataFrame or sparse ``X`` for a learner that bins is not converted: only
+        its features (number, names) and ``y`` are checked here; its values are
+        checked when it is binned. scikit-learn's trees take a sparse ``X``.
+        """
+        if self._passes_X_through(X):
+            return self._check_X_as_is(X, **kwargs)
+        try:
+            X_or_Xy = validate_data(self, X, dtype=self._input_dtype(), order="C",
+                                    ensure_all_finite="allow-nan",
+                                    accept_sparse=("csr", "csc") if self._tree_kwargs else False,
+                                    **kwargs)
+        except ValueError as exc:
+            if hasattr(X, "columns") and "could not convert" in str(exc):
+                raise ValueError(
+                    f"X has non-numeric columns ({exc}), which learner={self._prototype!r} "
+                    "cannot read: use HistTreeRegressor(categorical_features='from_dtype') "
+                    "for pandas category columns, or encode them first "
+                    "(sklearn.preprocessing.OrdinalEncoder)") from exc
+            raise
         X_checked = X_or_Xy[0] if isinstance(X_or_Xy, tuple) else X_or_Xy
-        has_nan = X_checked.dtype.kind == "f" and bool(np.isnan(X_checked).any())
+        values = X_checked.data if sparse.issparse(X_checked) else X_checked
+        has_nan = X_checked.dtype.kind == "f" and bool(np.isnan(values).any())
         if has_nan and not self._allow_nan():
             raise ValueError(
                 f"Input X contains NaN, and learner={self._prototype!r} does not accept "
@@ -315,6 +391,18 @@ class _Boosting(BaseEstimator):
         if kwargs.get("reset", True):  # fit: the learners are told (predict changes nothing)
             self._has_nan = has_nan
         return X_or_Xy
+
+    def _check_X_as_is(self, X, y="no_validation", reset=True, multi_output=False,
+                       y_numeric=False):
+        """``_check_X`` for an ``X`` the learner bins itself: features and ``y`` checked."""
+        validate_data(self, X, skip_check_array=True, reset=reset)  # n_features_in_, names
+        if reset:
+            self._has_nan = False  # told to scikit-learn's trees only, which do not bin
+        if isinstance(y, str) and y == "no_validation":
+            return X
+        y = _check_y(y, multi_output=multi_output, y_numeric=y_numeric, estimator=self)
+        check_consistent_length(X, y)
+        return X, y
 
     def _check_sample_weight(self, sample_weight, X):
         """The sample weights ``s``, float64 of shape (N,): finite, ≥ 0, not all zero; or None.
@@ -367,8 +455,8 @@ class _Boosting(BaseEstimator):
         y_val = np.asarray(y_val)
         if y_val.dtype.kind in "US":
             y_val = y_val.astype(object)
-        if len(y_val) != len(X_val):
-            raise ValueError(f"X_val has {len(X_val)} rows, but y_val has {len(y_val)}")
+        if len(y_val) != _num_samples(X_val):
+            raise ValueError(f"X_val has {_num_samples(X_val)} rows, but y_val has {len(y_val)}")
         s_val = None
         if sample_weight_val is not None:
             try:
@@ -383,9 +471,17 @@ class _Boosting(BaseEstimator):
         return X_val, y_val, s_val
 
     def _learner_input(self, X):
-        """``X`` as the learners read it: binned once (with ``binner_``), or unchanged."""
+        """``X`` as the learners read it: binned once (with ``binner_``), or unchanged.
+
+        A DataFrame or sparse ``X`` is coded and checked as the learner's ``bin``
+        did it in ``fit``: category labels to codes, NaN allowed, ±inf refused.
+        """
         if not self._bins_X:
             return X
+        if self._passes_X_through(X):
+            X = check_array(category_codes(X, getattr(self.binner_, "labels", None)),
+                            accept_sparse=("csr", "csc"), dtype=np.float64,
+                            ensure_all_finite="allow-nan", input_name="X")
         return self.binner_.transform(X)
 
     def _fit_learner(self, X, z, w, weight, rng):
@@ -400,7 +496,7 @@ class _Boosting(BaseEstimator):
             learner.random_state = rng
         w = w if weight is None else w * weight
         # a scikit-learn tree finds the features with NaN only when it checks its input
-        tree_kwargs = {} if self._has_nan else self._tree_kwargs
+        tree_kwargs = {} if self._has_nan or sparse.issparse(X) else self._tree_kwargs
         kwargs = dict(tree_kwargs) if np.all(w == 1.0) else dict(sample_weight=w, **tree_kwargs)
         if self._bins_X:  # HistTreeRegressor: u read off the fit (each row's leaf is known)
             u = np.asarray(learner.fit_predict(X, z, **kwargs), dtype=float)
@@ -409,9 +505,11 @@ class _Boosting(BaseEstimator):
         return learner, self._learner_output(learner, X)
 
     def _learner_output(self, learner, X):
-        kwargs = self._tree_kwargs if isinstance(learner, TREES) else {}
+        # a sparse X is checked by the tree (which wants CSR to predict, CSC to fit)
+        kwargs = self._tree_kwargs if isinstance(learner, TREES) and not sparse.issparse(X) else {}
         u = np.asarray(learner.predict(X, **kwargs), dtype=float)
-        return u.reshape(len(X), -1) if self.loss_.vector else u.reshape(len(X))
+        n = _num_samples(X)
+        return u.reshape(n, -1) if self.loss_.vector else u.reshape(n)
 
     # -- the loop ---------------------------------------------------------
     def _fit_boosting(self, X, Y, stratify=None, sample_weight=None, validation=None):
@@ -458,7 +556,15 @@ class _Boosting(BaseEstimator):
         self.binner_ = None
         if not self._bins_X:
             return X
-        X = self._prototype.bin(X, sample_weight, seed=binning_seed(self.random_state))
+        try:
+            X = self._prototype.bin(X, sample_weight, seed=binning_seed(self.random_state))
+        except ValueError as exc:
+            if "could not convert" not in str(exc):
+                raise
+            raise ValueError(f"X has non-numeric columns ({exc}) that learner="
+                             f"{self._prototype!r} does not treat as categorical: name them in "
+                             "its categorical_features (or 'from_dtype' for pandas category "
+                             "columns)") from exc
         self.binner_ = X.binner
         return X
 
@@ -471,7 +577,7 @@ class _Boosting(BaseEstimator):
         F = self._fit_init(X, Y, rng, s)                              # 1. F_0
         record = _Record(loss.mean(Y, F, s), self.verbose)            # estimators_, steps_, ...
         stop = self._early_stopping(held_out, record.train_loss[0])
-        stage_weights = StageWeights(s, self.subsample, len(X), rng, self._step_takes_bag)
+        stage_weights = StageWeights(s, self.subsample, len(Y), rng, self._step_takes_bag)
         for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
             weight, bag = stage_weights.draw()                        # s × the subsample
             if self._per_class:                                       # K classes: K learners
@@ -528,7 +634,7 @@ class _Boosting(BaseEstimator):
             y_k, F_k = Y[:, k], F[:, k]
             z, w = self._direction(coordinate, y_k, F_k)                # 2.1
             learner, u_k = self._fit_learner(X, z, w, weight, rng)      # 2.2
-            rho, u[:, k] = self._step(coordinate, y_k, F_k, u_k.reshape(len(X)),  # 2.3
+            rho, u[:, k] = self._step(coordinate, y_k, F_k, u_k.reshape(len(y_k)),  # 2.3
                                       sample_weight=weight, learner=learner, X=X, **bag)
             learners.append(learner)
             rhos.append(rho)
@@ -539,7 +645,7 @@ class _Boosting(BaseEstimator):
         if not self._per_class:
             return self.learning_rate * rho * self._learner_output(learner, X)
         return np.column_stack([
-            self.learning_rate * rho_k * self._learner_output(f_k, X).reshape(len(X))
+            self.learning_rate * rho_k * self._learner_output(f_k, X).reshape(_num_samples(X))
             for rho_k, f_k in zip(rho, learner, strict=True)
         ])
 
@@ -592,6 +698,9 @@ class _Boosting(BaseEstimator):
             tags.input_tags.allow_nan = bool(get_tags(learner).input_tags.allow_nan)
         except (AttributeError, TypeError):
             tags.input_tags.allow_nan = False
+        # sparse X: scikit-learn's trees and a learner that bins (HistTreeRegressor) take it
+        tags.input_tags.sparse = isinstance(learner, TREES) or callable(getattr(learner, "bin",
+                                                                                None))
         return tags
 
     @property
@@ -660,9 +769,14 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         Any scikit-learn regressor, cloned per stage; ``None`` means
         ``DecisionTreeRegressor(max_depth=3)``. Its ``random_state`` is replaced
         by the shared random state. :class:`~boostlib.trees.HistTreeRegressor`
-        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN. A
+        (XGBoost's tree, chapter 8) bins ``X`` once per fit and accepts NaN; a
+        DataFrame (``category`` columns, labels of any type) or a sparse ``X``
+        reaches it as it is. scikit-learn's trees take a sparse ``X`` as well. A
         scikit-learn tree with ``criterion="poisson"`` is refused: the
-        pseudo-responses it would fit take both signs.
+        pseudo-responses it would fit take both signs. With a learner whose
+        ``monotonic_cst`` constrains a feature, ``step="leaf_newton"`` is
+        refused (it rewrites the leaves past their bounds) and every ``ρ`` is
+        kept ``≥ 0``, so each tree keeps its order.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1

@@ -250,7 +250,7 @@ def test_bad_categorical_features_raise(spec, X, message):
         HistTreeRegressor(categorical_features=spec).fit(X, np.arange(4.0))
 
 
-def test_boosting_estimators_take_numeric_codes_by_index_and_refuse_names():
+def test_boosting_estimators_take_numeric_codes_by_index_and_by_name():
     X, y = many_categories(2000, 5)
     model = BoostingClassifier(learner=HistTreeRegressor(categorical_features=[0]),
                                direction="newton", step="leaf_newton", n_estimators=5,
@@ -260,10 +260,13 @@ def test_boosting_estimators_take_numeric_codes_by_index_and_refuse_names():
     # predict bins fresh rows as training did: the same as each tree on its own
     tree = model.estimators_[0]
     assert np.array_equal(tree.predict(X), tree.predict(model.binner_.transform(X)))
+    # a DataFrame reaches the learner as it is, so its columns can be named
     frame = pd.DataFrame({"c": X[:, 0], "x": X[:, 1]})
-    with pytest.raises(ValueError, match="names columns, but X has no column names"):
-        BoostingRegressor(learner=HistTreeRegressor(categorical_features=["c"]),
-                          n_estimators=2).fit(frame, y)
+    by_index, by_name = (BoostingRegressor(learner=HistTreeRegressor(categorical_features=spec),
+                                           n_estimators=3, random_state=0).fit(data, y)
+                         for spec, data in (([0], X), (["c"], frame)))
+    assert by_name.binner_.categories_[0] is not None
+    assert np.array_equal(by_name.predict(frame), by_index.predict(X))
 
 
 def test_the_bitset_holds_exactly_the_left_bins():
@@ -395,7 +398,7 @@ def test_with_monotone_constraints_column_subsampling_and_sparse_x():
     model = BoostingRegressor(
         learner=HistTreeRegressor(categorical_features=[0], monotonic_cst=[0, 1],
                                   max_leaf_nodes=8, max_depth=None),
-        n_estimators=20, random_state=0).fit(X, y)
+        step="constant", n_estimators=20, random_state=0).fit(X, y)
     assert any(t.tree_.is_categorical.any() for t in model.estimators_)
     grid = np.linspace(-3, 3, 200)
     for c in range(12):

@@ -240,3 +240,91 @@ def test_best_first_growth_with_constraints_is_xgboosts_lossguide(max_leaf_nodes
     for data in (X, X_fresh):
         np.testing.assert_allclose(ours.decision_function(data),
                                    xgb.predict(data, output_margin=True), rtol=0, atol=1e-5)
+
+
+# -- through the boosting loop: every step the loop accepts keeps the constraint --------
+def monotone_data(n=600, classes=2, seed=5):
+    """Labels (``classes`` of them) or a real target, falling with x0 against a rising
+    constraint on x0 somewhere (so it binds) and rising with x1 against a falling one."""
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, 3)
+    F = np.sin(7 * X[:, 0]) + 2 * X[:, 0] + np.cos(5 * X[:, 1]) - X[:, 1] + X[:, 2]
+    if classes == 0:
+        return X, F + 0.3 * rng.randn(n)
+    edges = np.quantile(F, np.linspace(0, 1, classes + 1)[1:-1])
+    return X, np.digitize(F + 0.5 * rng.randn(n), edges)
+
+
+CONSTRAINTS = [1, -1, 0]
+
+
+@pytest.mark.parametrize("step", ["constant", "newton", "line_search"])
+@pytest.mark.parametrize("direction", ["gradient", "newton", "newton_unweighted",
+                                       "newton_raphson"])
+@pytest.mark.parametrize("task", ["binary", "three classes", "regression"])
+@pytest.mark.parametrize("learner", ["hist", "sklearn"])
+def test_every_accepted_step_and_direction_keeps_the_boosted_model_monotone(
+        step, direction, task, learner):
+    """Subsampled, started from a learner (``init="learner"``, whose ``ρ_0`` the step
+    rule also picks; one output only, so not for three classes): the boosted output never
+    falls along x0 nor rises along x1, for any direction (the trees keep the constraint
+    whatever target they fit) and any accepted step (one ``ρ ≥ 0`` per tree); per class
+    for three classes."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = monotone_data(classes={"binary": 2, "three classes": 3, "regression": 0}[task])
+    tree = (HistTreeRegressor(max_depth=3, monotonic_cst=CONSTRAINTS) if learner == "hist"
+            else DecisionTreeRegressor(max_depth=3, monotonic_cst=CONSTRAINTS))
+    kwargs = dict(direction=direction, step=step, learner=tree, n_estimators=15,
+                  learning_rate=0.5, subsample=0.8, random_state=0,
+                  # the initial learner fits every class at once: one output only
+                  init="constant" if task == "three classes" else "learner")
+    if task == "regression":
+        model = BoostingRegressor(**kwargs).fit(X, y)
+        outputs = [lambda m, rows: m.predict(rows)]
+    else:
+        model = BoostingClassifier(**kwargs).fit(X, y)
+        F = model.decision_function
+        outputs = ([lambda m, rows: m.decision_function(rows)] if F(X[:1]).ndim == 1 else
+                   [lambda m, rows, k=k: m.decision_function(rows)[:, k] for k in range(3)])
+    assert np.min(model.steps_) >= 0 and model.init_step_ >= 0
+    X_other = np.random.RandomState(1).rand(25, 3)
+    for output in outputs:
+        assert_monotone(model, X_other, CONSTRAINTS, np.linspace(-0.1, 1.1, 40), output)
+
+
+def test_a_negative_step_becomes_zero_for_a_monotone_learner():
+    """Started from a tree fitted to 0/1 labels that are mostly 0, the line search wants
+    ``ρ_0 < 0``, which would turn the rising tree into a falling one; with the constraint
+    the rule keeps ``ρ ≥ 0``, and on ``ρ ≥ 0`` the convex line search is smallest at 0."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(500, 2)
+    y = (rng.rand(500) < 0.1 * X[:, 0]).astype(int)
+    kwargs = dict(step="line_search", init="learner", n_estimators=5, random_state=0)
+    free = BoostingClassifier(learner=HistTreeRegressor(max_depth=2), **kwargs).fit(X, y)
+    assert free.init_step_ < 0
+    bound = BoostingClassifier(learner=HistTreeRegressor(max_depth=2, monotonic_cst=[1, 0]),
+                               **kwargs).fit(X, y)
+    assert bound.init_step_ == 0.0
+    assert_monotone(bound, rng.rand(20, 2), [1, 0], np.linspace(0, 1, 30),
+                    lambda m, rows: m.decision_function(rows))
+
+
+@pytest.mark.parametrize("estimator", [BoostingClassifier, BoostingRegressor])
+@pytest.mark.parametrize("kwargs,name", [({}, "step"), ({"step": "leaf_newton"}, "step"),
+                                         ({"step": "constant", "init": "learner",
+                                           "init_step": "leaf_newton"}, "init_step")])
+def test_leaf_newton_with_a_monotone_learner_is_refused(estimator, kwargs, name):
+    """``leaf_newton`` (the default step) rewrites the leaves and would undo the bounds."""
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = monotone_data()
+    for learner in (HistTreeRegressor(monotonic_cst=CONSTRAINTS),
+                    DecisionTreeRegressor(monotonic_cst=CONSTRAINTS)):
+        with pytest.raises(ValueError, match=(
+                f"^{name}='leaf_newton' rewrites every leaf.*monotonic_cst use {name}="
+                "'constant', 'newton' or 'line_search'")):
+            estimator(learner=learner, n_estimators=2, **kwargs).fit(X, y)
+    # no constraint (or all zero): leaf_newton is fine
+    estimator(learner=HistTreeRegressor(monotonic_cst=[0, 0, 0]), n_estimators=2,
+              **kwargs).fit(X, y)
