@@ -87,13 +87,14 @@ def categorical_mask(X, categorical_features):
             raise ValueError(
                 "categorical_features='from_dtype' reads the dtypes of a pandas DataFrame, "
                 f"but X is a {type(X).__name__}: pass the categorical columns' indices or a "
-                "boolean mask (BoostingRegressor and BoostingClassifier hand their learners "
-                "an array)")
+                "boolean mask, or X as a DataFrame with category columns (BoostingRegressor "
+                "and BoostingClassifier hand a DataFrame to their learners as it is)")
     elif not is_frame and np.asarray(categorical_features).dtype.kind in "UO":
         raise ValueError(
             "categorical_features names columns, but X has no column names (it is a "
-            f"{type(X).__name__}): pass indices or a boolean mask (BoostingRegressor and "
-            "BoostingClassifier hand their learners an array)")
+            f"{type(X).__name__}): pass indices or a boolean mask, or X as a DataFrame "
+            "(BoostingRegressor and BoostingClassifier hand a DataFrame to their learners "
+            "as it is)")
     if not hasattr(X, "shape"):
         X = np.asarray(X)
     mask = _check_categorical_features(X, categorical_features)
@@ -126,12 +127,10 @@ def category_codes(X, labels):
     a float; NaN for a missing value and for a label not among ``labels``."""
     if not labels or not hasattr(X, "columns"):
         return X
-    import pandas as pd
-
     X = X.copy()
     for j, column_labels in labels.items():
-        codes = pd.Categorical(X.iloc[:, j], categories=column_labels).codes.astype(np.float64)
-        codes[codes < 0] = np.nan
+        codes = column_labels.get_indexer(X.iloc[:, j]).astype(np.float64)
+        codes[codes < 0] = np.nan   # missing, or unseen in training: the missing-value rule
         X.isetitem(j, codes)
     return X
 
