@@ -56,7 +56,7 @@ from sklearn.utils.validation import _check_categorical_features
 
 from .binning import Binner
 from .monotone import bounded_gain
-from .splitting import gain
+from .splitting import gain, valid_children
 
 __all__ = ["BITSET_WORDS", "CategoricalBinner", "best_categorical_split", "better_split",
            "categorical_mask", "categories_to_bins", "category_codes", "category_labels",
@@ -288,13 +288,10 @@ def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, tota
             left_w += hist_j[b, 1]
             left_n += hist_j[b, 2]
             missing_left = missing_left or b == missing_bin
-            right_n = total_n - left_n
-            if left_n < min_samples_leaf or right_n < min_samples_leaf:
+            if not valid_children(left_n, left_w, total_n, total_w, min_samples_leaf,
+                                  min_child_weight):
                 continue
             right_w = total_w - left_w
-            if (left_w < min_child_weight or right_w < min_child_weight
-                    or left_w <= 0.0 or right_w <= 0.0):
-                continue
             if bounds is None:
                 candidate = gain(left_wz, left_w, total_wz - left_wz, right_w, l2_regularization)
             else:  # a categorical feature has no monotone constraint (refused): 0
