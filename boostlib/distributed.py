@@ -547,8 +547,10 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
         ``"newton_raphson"``: ``"newton"`` and ``"newton_unweighted"`` refuse it,
         its Hessian being zero beyond ``δ``) or, for a two-dimensional ``y``,
         ``"quadratic"``; or a :class:`~boostlib.losses.Loss`. ``"absolute_error"``
-        is refused: its leaf medians are set after the tree, which a custom
-        XGBoost objective cannot do (the error names XGBoost's own objective).
+        is refused: LAD_TreeBoost's leaf medians are set after the tree, which a
+        custom XGBoost objective cannot do, ``"newton"`` is undefined (a zero
+        Hessian), and the gradient tree with ``ρ = 1`` would start from the median
+        of ``y``, which is not a one-pass sum (the error says what to use instead).
     direction : str, default="newton"
         ``"gradient"``, ``"newton"``, ``"newton_unweighted"`` or
         ``"newton_raphson"`` (:mod:`boostlib.directions`), every tree taken with
