@@ -9,6 +9,10 @@ export OMP_NUM_THREADS := 1
 export OPENBLAS_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
+# numba's idle worker threads wait passively (OpenMP spins them by default): with two test
+# workers on two cores spinning threads took the cores from the working ones. It changes
+# no result; benchmarks do not get it (they time the libraries as users run them).
+test nbval nbval-kernels notebooks: export OMP_WAIT_POLICY := passive
 # Parallel jobs for the unit tests and nbval (`make test JOBS=4` on a bigger machine).
 JOBS ?= 2
 # nbval: each chapter's stored outputs against a fresh run. pytest-xdist hands each

@@ -143,9 +143,9 @@ def run(quick=False):
     columns = ["seed", "run", "step", "nu", "stages", "chosen_stage", "budget_decides",
                "validation_loss", "test_loss", "test_error", "test_loss_last",
                f"train_loss_{FIXED_STAGE}", f"test_loss_{FIXED_STAGE}", "initial_train_loss",
-               "final_train_loss", "diverged", "step_calls", "step_cap", "iteration_cap",
-               "halved", "status", "ratio_min", "ratio_median", "ratio_max",
-               "ratio_median_first_50", "ratio_median_last_50", "iterated_gap_max"]
+               "final_train_loss", "diverged", "F0_preferred", "test_loss_F0", "step_calls",
+               "step_cap", "iteration_cap", "halved", "status", "ratio_min", "ratio_median",
+               "ratio_max", "ratio_median_first_50", "ratio_median_last_50", "iterated_gap_max"]
     frame = pd.DataFrame(rows).reindex(columns=columns)
     return harness.write_csv(NAME, frame, notes=[protocol])
 

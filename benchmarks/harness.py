@@ -32,6 +32,7 @@ fails on a stale CSV).
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
 import platform
@@ -145,6 +146,21 @@ def read_header(name):
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     return [line[2:] for line in lines if line.startswith("# ")]
+
+
+def cli(run, summary, description, name, quick, argv=None):
+    """A benchmark's command line: ``--quick`` (the sizes ``quick`` names) and ``--no-save``.
+
+    Runs ``run(quick=…, save=…)``, prints ``summary`` of its frame, returns 0.
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{quick['n_estimators']} trees and {quick['n_rows']} rows")
+    parser.add_argument("--no-save", action="store_true",
+                        help=f"print the summary; do not write results/{name}.csv")
+    args = parser.parse_args(argv)
+    print(summary(run(quick=args.quick, save=not args.no_save)))
+    return 0
 
 
 def timed(work: Callable[[], object], clock=time.process_time):

@@ -21,7 +21,6 @@ or from ``run_all.py``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from functools import partial
 from pathlib import Path
@@ -127,15 +126,7 @@ def summary(frame):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help=f"{QUICK['n_estimators']} trees and {QUICK['n_rows']} rows")
-    parser.add_argument("--no-save", action="store_true",
-                        help=f"print the row; do not write results/{NAME}.csv")
-    args = parser.parse_args(argv)
-    frame = run(quick=args.quick, save=not args.no_save)
-    print(summary(frame))
-    return 0
+    return harness.cli(run, summary, __doc__.splitlines()[0], NAME, QUICK, argv)
 
 
 if __name__ == "__main__":

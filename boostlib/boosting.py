@@ -754,9 +754,18 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         ``"squared_error"``, ``"absolute_error"``, ``"huber"`` or, for a
         two-dimensional ``y``, ``"quadratic"`` (Damião's ``(y − f)ᵀ(y − f)``);
         or a :class:`~boostlib.losses.Loss` instance.
-    direction : str, default="gradient"
+    direction : str or callable, default="gradient"
         What the learner is fitted to: ``"gradient"``, ``"newton"``,
-        ``"newton_unweighted"``, ``"newton_raphson"`` (see :mod:`boostlib.directions`).
+        ``"newton_unweighted"``, ``"newton_raphson"`` (see :mod:`boostlib.directions`),
+        or a callable ``direction(loss, y, F)`` that returns ``(z, w)`` as they
+        do: the target ``z``, shaped like ``F``, and one weight per sample
+        ``w``; the learner is fitted to ``z`` with the weights ``w`` (times the
+        sample weights and the subsample, if any). ``loss`` is the fit's
+        :class:`~boostlib.losses.Loss`, ``y`` the targets in its convention
+        (labels mapped as under ``loss``) and ``F`` the scores at the stage's
+        start. With ``multiclass="per_class"`` it is called once per class
+        ``k`` with the class's :class:`~boostlib.losses.Coordinate`,
+        ``y[:, k]`` and ``F[:, k]``.
     step : str or callable, default="leaf_newton"
         How far to go: ``"line_search"``, ``"newton"``, ``"leaf_newton"``,
         ``"constant"`` (see :mod:`boostlib.steps`), or a callable

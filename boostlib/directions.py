@@ -13,6 +13,10 @@ name                   target z     weight  known as
 ``newton_raphson``     ``−L/g``     1       the post's "nbm_1" (root of L)
 =====================  ===========  ======  ===================================
 
+``newton`` equals XGBoost's tree at λ = 0 while every target ``−g/h`` lies
+within ``±TARGET_BOUND``: a clipped target keeps its weight ``h``, so its share
+of the leaf is ``h · TARGET_BOUND``, not ``−g`` (chapter 4, "The bounds").
+
 "The post" is the *Newton Boosting* blog post and its R code (chapter 4).
 ``λ`` is XGBoost's L2 penalty on the leaf values (chapter 8), its only meaning
 here; the eigenvalues of a Hessian matrix below are written ``μ``.

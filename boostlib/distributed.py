@@ -342,11 +342,19 @@ class _DaskBoosting(BaseEstimator):
             raise ValueError(f"max_bins must be an integer >= 2, got {self.max_bins!r}")
         if isinstance(loss, AbsoluteError):
             raise ValueError(
-                "loss='absolute_error' cannot be distributed this way: its boosting starts "
-                "from the median of y and gives each leaf the median residual of its rows "
-                "(step='leaf_newton'), a value set after the tree is grown, and a custom "
-                "XGBoost objective has no hook after the tree. XGBoost's built-in objective "
-                "has one: xgboost.dask.DaskXGBRegressor(objective='reg:absoluteerror') gives "
+                "loss='absolute_error' is not distributed this way. Its boosting as "
+                "TreeBoost (LAD_TreeBoost, step='leaf_newton') starts from the median of y "
+                "and gives each leaf the median residual of its rows, a value set after the "
+                "tree is grown, and a custom XGBoost objective has no hook after the tree; "
+                "direction='newton' and 'newton_unweighted' are undefined (the Hessian is "
+                "zero). direction='gradient' with ρ = 1, each leaf the mean of the signs of "
+                "its residuals (or 'newton_raphson', whose target is the residual), could be "
+                "trained by a custom objective, but its start, the median of y, is not a "
+                "one-pass sum, and these estimators do not offer it: fit it in one process "
+                "with BoostingRegressor(loss='absolute_error', direction='gradient', "
+                "step='constant'). XGBoost's built-in objective "
+                "has a hook after the tree: "
+                "xgboost.dask.DaskXGBRegressor(objective='reg:absoluteerror') gives "
                 "each leaf the mean of the workers' median residuals (the exact median on one "
                 "worker). Or use loss='huber' with direction='gradient' (the default "
                 "direction='newton' refuses Huber's loss, whose Hessian is zero beyond δ), or "
@@ -539,8 +547,10 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
         ``"newton_raphson"``: ``"newton"`` and ``"newton_unweighted"`` refuse it,
         its Hessian being zero beyond ``δ``) or, for a two-dimensional ``y``,
         ``"quadratic"``; or a :class:`~boostlib.losses.Loss`. ``"absolute_error"``
-        is refused: its leaf medians are set after the tree, which a custom
-        XGBoost objective cannot do (the error names XGBoost's own objective).
+        is refused: LAD_TreeBoost's leaf medians are set after the tree, which a
+        custom XGBoost objective cannot do, ``"newton"`` is undefined (a zero
+        Hessian), and the gradient tree with ``ρ = 1`` would start from the median
+        of ``y``, which is not a one-pass sum (the error says what to use instead).
     direction : str, default="newton"
         ``"gradient"``, ``"newton"``, ``"newton_unweighted"`` or
         ``"newton_raphson"`` (:mod:`boostlib.directions`), every tree taken with

@@ -25,6 +25,8 @@ line search would otherwise run off to infinity (chapter 4).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.optimize import brentq
 
@@ -51,6 +53,10 @@ TINY = 1e-150
 # A directional derivative this small relative to its terms is rounding noise: a
 # direction along which the loss is flat to rounding gets ρ = 0 (line_search, newton).
 FLAT = 1e-12
+# φ′(ρ) where its terms overflow float64 (the exponential loss far along u): φ is
+# convex and φ′ rises with ρ, so an overflow past a finite negative φ′ is +∞; the
+# searches read it as this, the largest float, which brentq can bracket with.
+OVERFLOW_SLOPE = float(np.finfo(np.float64).max)
 # A leaf value this close (relative to the leaf's mean |g| / h) to γ_R is γ_R
 # up to the rounding of the tree's own sums. For squared error leaf_newton keeps
 # the least-squares tree's own values when they agree with γ_R to this: a sum
@@ -67,19 +73,23 @@ def _directional_derivatives(loss, y, F, u, sample_weight):
 
     Each is returned as 0 when it is zero up to rounding: smaller than
     ``FLAT`` times the same sum taken over absolute values (softmax along
-    ``u ∝ (1, …, 1)`` gives terms of size 1 that cancel to 1e-16).
+    ``u ∝ (1, …, 1)`` gives terms of size 1 that cancel to 1e-16). Both are
+    returned as they are (±inf or NaN) when a term overflows float64.
     """
     s = np.ones(len(F)) if sample_weight is None else sample_weight
-    g = loss.gradient(y, F)
-    H = loss.hessian(y, F)
-    if loss.vector:
-        slope = np.einsum("i,ik,ik->", s, g, u)
-        slope_size = np.einsum("i,ik,ik->", s, np.abs(g), np.abs(u))
-        curvature = np.einsum("i,ij,ijk,ik->", s, u, H, u)
-        curvature_size = np.einsum("i,ij,ijk,ik->", s, np.abs(u), np.abs(H), np.abs(u))
-    else:
-        slope, slope_size = np.dot(s, g * u), np.dot(s, np.abs(g * u))
-        curvature = curvature_size = np.dot(s, H * u * u)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is returned as it is
+        g = loss.gradient(y, F)
+        H = loss.hessian(y, F)
+        if loss.vector:
+            slope = np.einsum("i,ik,ik->", s, g, u)
+            slope_size = np.einsum("i,ik,ik->", s, np.abs(g), np.abs(u))
+            curvature = np.einsum("i,ij,ijk,ik->", s, u, H, u)
+            curvature_size = np.einsum("i,ij,ijk,ik->", s, np.abs(u), np.abs(H), np.abs(u))
+        else:
+            slope, slope_size = np.dot(s, g * u), np.dot(s, np.abs(g * u))
+            curvature = curvature_size = np.dot(s, H * u * u)
+    if not (math.isfinite(slope) and math.isfinite(curvature)):
+        return float(slope), float(curvature)
     slope = 0.0 if abs(slope) <= FLAT * slope_size else float(slope)
     curvature = 0.0 if curvature <= max(FLAT * curvature_size, TINY) else float(curvature)
     return slope, curvature
@@ -108,10 +118,15 @@ def root_of_slope(slope, guess=1.0, limit=RHO_MAX):
 
 
 def _slope(loss, y, F, u, s):
-    """``φ′(0) = Σ s gᵀu``, or 0 when it is rounding noise (see ``FLAT``)."""
-    terms = s[:, None] * loss.gradient(y, F) * u if loss.vector else s * loss.gradient(y, F) * u
-    slope = terms.sum()
-    return 0.0 if abs(slope) <= FLAT * np.abs(terms).sum() else float(slope)
+    """``φ′(0) = Σ s gᵀu``, or 0 when it is rounding noise (see ``FLAT``); ±inf or NaN
+    as it is when a term overflows float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = loss.gradient(y, F)
+        terms = s[:, None] * g * u if loss.vector else s * g * u
+        slope = terms.sum()
+        if not math.isfinite(slope):
+            return float(slope)
+        return 0.0 if abs(slope) <= FLAT * np.abs(terms).sum() else float(slope)
 
 
 def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
@@ -124,10 +139,15 @@ def line_search(loss, y, F, u, sample_weight=None, learner=None, X=None):
     """
     s = np.ones(len(F)) if sample_weight is None else sample_weight
     slope0 = _slope(loss, y, F, u, s)
-    if slope0 == 0.0:
+    if slope0 == 0.0 or not math.isfinite(slope0):  # flat, or F itself at float64's edge
         return 0.0, u
     sign = -np.sign(slope0)
-    rho, _ = root_of_slope(lambda r: sign * _slope(loss, y, F + sign * r * u, u, s))
+
+    def slope(r):  # φ′ along the descent side; an overflow lies past the root (OVERFLOW_SLOPE)
+        value = sign * _slope(loss, y, F + sign * r * u, u, s)
+        return value if math.isfinite(value) else OVERFLOW_SLOPE
+
+    rho, _ = root_of_slope(slope)
     return float(sign * rho), u
 
 
@@ -139,7 +159,9 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
     (the closed-form step of Damião's *Boosted Neural Networks*). A step that
     raises the loss by more than rounding is halved until it does not, so the
     iterations never go uphill; ``max_iter=1`` gives one Newton step, halved
-    where it would go uphill.
+    where it would go uphill. Where ``φ′`` or ``φ″`` overflows float64 (the
+    exponential loss on a margin far below zero) the iterations stop at the
+    last ``ρ``, whose loss is finite.
     """
     if not loss.positive_hessian:
         raise ValueError(
@@ -150,8 +172,8 @@ def newton(loss, y, F, u, sample_weight=None, learner=None, X=None, max_iter=NEW
     current = loss.mean(y, F, sample_weight)
     for _ in range(max_iter):
         slope, curvature = _directional_derivatives(loss, y, F + rho * u, u, sample_weight)
-        if curvature == 0.0:
-            break
+        if curvature == 0.0 or not (math.isfinite(slope) and math.isfinite(curvature)):
+            break  # no Newton step: flat, or its derivatives overflow float64 at this ρ
         delta = -slope / curvature
         candidate = float(np.clip(rho + delta, -RHO_MAX, RHO_MAX))
         value = loss.mean(y, F + candidate * u, sample_weight)

@@ -1,9 +1,19 @@
-"""Shared fixtures: sample targets and scores for every loss."""
+"""Shared fixtures: sample targets and scores for every loss; the OpenMP wait policy."""
 
-import numpy as np
-import pytest
+import os
 
-from boostlib.losses import LOSSES
+# numba's OpenMP threading layer keeps idle threads spinning (libgomp's default active wait).
+# Under make test's two pytest workers, each with numba's pool of one thread per core, the
+# spinning threads take the cores from the working ones, and every parallel kernel costs
+# up to hundreds of milliseconds instead of one. Passive waiting changes no result (the
+# number of threads stays what the tests set). Set before numba starts its pool; the
+# kernels that test_exercises and test_threads start inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from boostlib.losses import LOSSES  # noqa: E402
 
 
 def sample(loss, n=40, seed=0, scale=2.0):

@@ -27,8 +27,8 @@ def frame_and_codes(n, seed):
     return frame, np.c_[x, codes.astype(float)], y
 
 
-# a label training never saw: pandas warns that it becomes NaN, which is what it should be
-@pytest.mark.filterwarnings("ignore:Constructing a Categorical with a dtype")
+# a label training never saw becomes NaN, with no warning from pandas
+@pytest.mark.filterwarnings("error")
 def test_a_dataframe_with_a_category_column_is_the_fit_on_its_codes():
     frame, X, y = frame_and_codes(1500, 0)
     frame_test, X_test, _ = frame_and_codes(500, 1)
@@ -178,3 +178,19 @@ def test_a_numeric_dataframe_is_the_array_fit():
         plain = BoostingRegressor(learner=learner, n_estimators=10, random_state=0).fit(X, y)
         assert ours.feature_names_in_.tolist() == ["a", "b", "c"]
         np.testing.assert_array_equal(ours.predict(frame), plain.predict(X))
+
+
+def test_nan_in_a_sparse_x_reaches_hist_trees_but_not_scikit_learns():
+    """scikit-learn's trees take NaN in a dense X only; HistTreeRegressor in either."""
+    rng = np.random.RandomState(6)
+    X = rng.randn(200, 3)
+    X[rng.rand(200, 3) < 0.5] = 0.0
+    X[:10, 0] = np.nan
+    y = np.nan_to_num(X[:, 0]) + rng.randn(200)
+    ours = BoostingRegressor(learner=HistTreeRegressor(), n_estimators=5, random_state=0)
+    dense = BoostingRegressor(learner=HistTreeRegressor(), n_estimators=5, random_state=0)
+    np.testing.assert_array_equal(ours.fit(sparse.csr_matrix(X), y).predict(X),
+                                  dense.fit(X, y).predict(X))
+    BoostingRegressor(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        BoostingRegressor(n_estimators=2).fit(sparse.csr_matrix(X), y)

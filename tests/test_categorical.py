@@ -213,6 +213,24 @@ def test_nan_and_unseen_categories_follow_the_missing_value_rule():
     assert model.predict(np.array([[np.nan], [5.0]])) == pytest.approx([0.0, 0.0])
 
 
+@pytest.mark.filterwarnings("error")
+def test_an_unseen_label_in_a_dataframe_is_coded_as_missing_without_a_warning():
+    rng = np.random.RandomState(5)
+    labels = np.array(["u", "v", "w", "x"])
+    codes = rng.randint(0, 4, 400)
+    y = np.array([0.0, 3.0, -1.0, 2.0])[codes] + 0.1 * rng.randn(400)
+    for column in (pd.Categorical(labels[codes]), labels[codes].astype(object)):
+        model = HistTreeRegressor(max_depth=2, categorical_features=[0]).fit(
+            pd.DataFrame({"c": column}), y)
+        fresh = ["v", "new", None, "u", "other"]
+        for unseen in (pd.Categorical(fresh), np.array(fresh, dtype=object)):
+            coded = categorical.category_codes(pd.DataFrame({"c": unseen}), model.binner_.labels)
+            np.testing.assert_array_equal(coded["c"], [1.0, np.nan, np.nan, 0.0, np.nan])
+            missing = pd.DataFrame({"c": np.array(["v", None, None, "u", None], dtype=object)})
+            np.testing.assert_array_equal(model.predict(pd.DataFrame({"c": unseen})),
+                                          model.predict(missing))
+
+
 @pytest.mark.parametrize("bad, message", [
     (-1.0, "categorical feature 0 holds -1.0: categories must be coded as non-negative "
            "integers"),

@@ -13,11 +13,12 @@ tests per chapter:
   and every name it reads is a builtin, is bound by the chapter's own code
   cells, or is bound earlier in the exercises. It catches a block written with
   a name the chapter does not define (``lam`` where the chapter says ``mu``).
-- ``test_exercises_run`` executes the chapter's code cells and then each block
-  as a cell of its own, in a fresh python3 kernel with the environment
-  ``tools/execute_notebooks.py`` gives the chapters, and fails naming the
-  block that raised. It costs one more run of each chapter that has
-  exercise code.
+- ``test_exercises_run`` executes the chapter's code cells the exercises
+  depend on (``needed_cells``: those that bind or change what the exercises
+  read, and what those cells read in turn; the hidden checks and figures that
+  nbval runs anyway are left out) and then each block as a cell of its own, in
+  a fresh python3 kernel with the environment ``tools/execute_notebooks.py``
+  gives the chapters, and fails naming the block that raised.
 """
 
 import ast
@@ -108,6 +109,96 @@ def read_names(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
 
 
+def imported_names(tree):
+    return {(a.asname or a.name).split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+
+
+def _base(node):
+    """The name an attribute or subscript chain starts from (``a`` in ``a.b[0].c``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+# methods that read their object and change nothing (numpy, pandas, scikit-learn, boostlib)
+READ_ONLY_METHODS = {
+    "predict", "predict_proba", "predict_log_proba", "decision_function", "staged_predict",
+    "staged_predict_proba", "staged_decision_function", "score", "apply", "transform",
+    "get_params", "copy", "astype", "reshape", "ravel", "sum", "mean", "std", "var", "min",
+    "max", "argmin", "argmax", "round", "item", "tolist", "to_numpy", "items", "keys",
+    "values", "get", "format", "all", "any", "cumsum", "dot", "head", "describe",
+}
+
+
+def changed_names(tree, modules):
+    """Names whose object the code may change without rebinding the name: the object of a
+    method call (``model.fit(...)``, ``rng.normal()``) other than ``READ_ONLY_METHODS``, of
+    an item or attribute store or ``del``. Imported modules are left out, except
+    ``np.random``'s global state. Functions are taken not to change their arguments."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr not in READ_ONLY_METHODS:
+            base = _base(node.func.value)
+            if base in modules and "random" in ast.unparse(node.func):
+                names.add("<global random state>")
+            elif base is not None and base not in modules:
+                names.add(base)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and \
+                isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(_base(node))
+        elif isinstance(node, ast.AugAssign):
+            names.add(_base(node.target))
+    return names - {None}
+
+
+def free_names(tree):
+    """Names the code reads before (in the text) it binds them: what it takes from before."""
+    first = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            where, store = (node.lineno, node.col_offset), not isinstance(node.ctx, ast.Load)
+        elif isinstance(node, ast.arg):
+            where, store = (node.lineno, node.col_offset), True
+        else:
+            continue
+        name = node.id if isinstance(node, ast.Name) else node.arg
+        if name not in first or where < first[name][0]:
+            first[name] = (where, store)
+    return {name for name, (_, store) in first.items() if not store}
+
+
+def needed_chapter_code(path):
+    return needed_cells(chapter_code(path), exercise_blocks(path))
+
+
+def needed_cells(code, blocks):
+    """The chapter's code cells the exercises depend on, in order.
+
+    A backward slice: a cell is kept when it binds a name that a kept cell or an exercise
+    block reads, or may change such a name's object (``changed_names``); every name a kept
+    cell reads is then needed too. Cells that only check or draw what no exercise reads
+    (the hidden checks, the figures) are left out: nbval runs them.
+    """
+    trees = [ast.parse(c) for c in code]
+    modules = set().union(*(imported_names(t) for t in trees))
+    needed, bound = set(), set()
+    for block in map(ast.parse, blocks):
+        needed |= free_names(block) - bound
+        bound |= bound_names(block)
+    if any("<global random state>" in changed_names(ast.parse(b), modules) for b in blocks):
+        needed.add("<global random state>")
+    kept = []
+    for cell, tree in zip(reversed(code), reversed(trees), strict=True):
+        if (bound_names(tree) | changed_names(tree, modules)) & needed:
+            kept.append(cell)
+            needed |= free_names(tree)
+            if changed_names(tree, modules) & {"<global random state>"}:
+                needed.add("<global random state>")
+    return kept[::-1]
+
+
 WITH_EXERCISE_CODE = [p for p in CHAPTERS if exercise_blocks(p)]
 
 
@@ -140,7 +231,7 @@ def test_exercises_run(path, monkeypatch):
     for name, value in _tool("execute_notebooks").KERNEL_ENV.items():
         monkeypatch.setenv(name, value)
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(code) for code in chapter_code(path)]
+    notebook.cells = [nbformat.v4.new_code_cell(code) for code in needed_chapter_code(path)]
     first = len(notebook.cells)
     notebook.cells += [nbformat.v4.new_code_cell(block) for block in exercise_blocks(path)]
     client = NotebookClient(notebook, timeout=TIMEOUT, kernel_name="python3",
@@ -154,3 +245,20 @@ def test_exercises_run(path, monkeypatch):
         where = ("the chapter's own code" if failed is None or failed < first
                  else f"exercise block {failed - first + 1}:\n{notebook.cells[failed].source}")
         pytest.fail(f"{path.name}: {where}\n{exc.ename}: {exc.evalue}", pytrace=False)
+
+
+def test_the_slice_keeps_every_cell_that_binds_or_changes_what_the_exercises_read():
+    code = ["import numpy as np\nfrom sklearn.tree import DecisionTreeRegressor",
+            "X = np.arange(6.0)[:, None]\ny = X[:, 0] ** 2",
+            "slow = [np.linalg.svd(X) for _ in range(3)]",            # read by no exercise
+            "assert y.max() == 25",                                     # a check
+            "depth = 1",                                                # read by a kept cell
+            "model = DecisionTreeRegressor(max_depth=depth)",
+            "model.set_params(max_depth=2)",                            # changes model
+            "y[0] = -1.0",                                              # changes y
+            "np.random.seed(3)",                                        # the global state
+            "shown = model.get_params()",                               # read-only
+            "def double(v):\n    return 2 * v"]
+    blocks = ["model.fit(X, double(y))\nprint(model.get_depth(), np.random.rand())",
+              "slow = 0  # bound here before any read: the chapter's slow is not needed"]
+    assert needed_cells(code, blocks) == [code[i] for i in (0, 1, 4, 5, 6, 7, 8, 10)]

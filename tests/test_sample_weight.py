@@ -322,3 +322,38 @@ def test_a_learner_without_sample_weight_is_named():
                           n_estimators=2).fit(X, y, sample_weight=s)
     model = BoostingRegressor(learner=LinearRegression(), step="line_search", n_estimators=2)
     model.fit(X, y, sample_weight=s)  # LinearRegression takes weights
+
+
+@pytest.mark.parametrize("draw", [dict(subsample=0.7), dict(n_iter_no_change=3)])
+def test_zero_weight_rows_still_take_part_in_the_random_draws(draw):
+    """A row of weight 0 leaves every sum, but the subsample and the held-out split are
+    drawn over all N rows, as scikit-learn draws them: with a draw, the fit is not the fit
+    without those rows (the same seed draws other rows), yet it is still scikit-learn's."""
+    X, y = make_friedman1(n_samples=200, n_features=5, random_state=12)
+    s = np.ones(len(y))
+    s[:20] = 0.0
+    X_new = np.random.RandomState(13).uniform(size=(300, X.shape[1]))
+    kwargs = dict(n_estimators=20, random_state=0)
+    without_draws = BoostingRegressor(**kwargs).fit(X, y, sample_weight=s)
+    dropped = BoostingRegressor(**kwargs).fit(X[20:], y[20:])
+    np.testing.assert_allclose(without_draws.predict(X_new), dropped.predict(X_new),
+                               rtol=0, atol=1e-12)
+    ours = BoostingRegressor(**kwargs, **draw).fit(X, y, sample_weight=s)
+    dropped = BoostingRegressor(**kwargs, **draw).fit(X[20:], y[20:])
+    assert np.abs(ours.predict(X_new) - dropped.predict(X_new)).max() > 0.1
+    theirs = GradientBoostingRegressor(max_depth=3, **kwargs, **draw).fit(X, y, sample_weight=s)
+    np.testing.assert_allclose(ours.predict(X_new), theirs.predict(X_new), rtol=0, atol=1e-10)
+
+
+def test_a_class_of_weight_0_stays_among_the_classes_as_in_sklearn():
+    """Unlike a class whose rows are removed: K is unchanged, its probability near 0."""
+    X, y = FOUR
+    s = (y > 0).astype(float)
+    ours = BoostingClassifier(n_estimators=10, random_state=0).fit(X, y, sample_weight=s)
+    theirs = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(X, y, sample_weight=s)
+    np.testing.assert_array_equal(ours.classes_, [0, 1, 2, 3])
+    assert ours.predict_proba(X)[:, 0].max() < 1e-6
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X),
+                               rtol=0, atol=1e-10)
+    dropped = BoostingClassifier(n_estimators=10, random_state=0).fit(X[y > 0], y[y > 0])
+    assert len(dropped.classes_) == 3

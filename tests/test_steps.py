@@ -492,3 +492,19 @@ def test_squared_error_leaves_keep_only_values_within_rounding():
     _, u = steps.leaf_newton(loss, y1, np.zeros(8), stump.predict(X1), sample_weight=w,
                              learner=stump, X=X1)
     np.testing.assert_array_equal(u, [0.0] * 4 + [5.0] * 4)
+
+
+@pytest.mark.parametrize("rule", ["newton", "line_search"])
+def test_a_step_whose_derivatives_overflow_float64_stays_finite_and_downhill(rule):
+    # e^{−yF} near 1e304 on a margin of −700, times u = 1e10: Σ g u overflows float64.
+    # pyproject turns boostlib's RuntimeWarnings into errors, so an overflow warning fails.
+    from boostlib.losses import get_loss
+
+    loss = get_loss("exponential")
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    F = np.array([-700.0, 1.0, 2.0, -3.0])
+    u = np.array([1e10, -1.0, 1.0, 1e10])
+    with np.errstate(over="raise", invalid="raise"):  # the rule must guard itself
+        rho, _ = get_step(rule)(loss, y, F, u)
+    assert np.isfinite(rho)
+    assert loss.mean(y, F + rho * u) <= loss.mean(y, F)

@@ -38,6 +38,7 @@ KERNEL_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
     "PYTHONHASHSEED": "0",
+    "OMP_WAIT_POLICY": "passive",  # numba's idle threads do not spin (as in make test)
     # ipykernel's own inline backend, whatever the caller's MPLBACKEND: with Agg
     # plt.show() would draw nothing and the figures would be lost.
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",

@@ -56,7 +56,7 @@ from sklearn.utils.validation import _check_categorical_features
 
 from .binning import Binner
 from .monotone import bounded_gain
-from .splitting import gain
+from .splitting import gain, valid_children
 
 __all__ = ["BITSET_WORDS", "CategoricalBinner", "best_categorical_split", "better_split",
            "categorical_mask", "categories_to_bins", "category_codes", "category_labels",
@@ -87,13 +87,14 @@ def categorical_mask(X, categorical_features):
             raise ValueError(
                 "categorical_features='from_dtype' reads the dtypes of a pandas DataFrame, "
                 f"but X is a {type(X).__name__}: pass the categorical columns' indices or a "
-                "boolean mask (BoostingRegressor and BoostingClassifier hand their learners "
-                "an array)")
+                "boolean mask, or X as a DataFrame with category columns (BoostingRegressor "
+                "and BoostingClassifier hand a DataFrame to their learners as it is)")
     elif not is_frame and np.asarray(categorical_features).dtype.kind in "UO":
         raise ValueError(
             "categorical_features names columns, but X has no column names (it is a "
-            f"{type(X).__name__}): pass indices or a boolean mask (BoostingRegressor and "
-            "BoostingClassifier hand their learners an array)")
+            f"{type(X).__name__}): pass indices or a boolean mask, or X as a DataFrame "
+            "(BoostingRegressor and BoostingClassifier hand a DataFrame to their learners "
+            "as it is)")
     if not hasattr(X, "shape"):
         X = np.asarray(X)
     mask = _check_categorical_features(X, categorical_features)
@@ -126,12 +127,10 @@ def category_codes(X, labels):
     a float; NaN for a missing value and for a label not among ``labels``."""
     if not labels or not hasattr(X, "columns"):
         return X
-    import pandas as pd
-
     X = X.copy()
     for j, column_labels in labels.items():
-        codes = pd.Categorical(X.iloc[:, j], categories=column_labels).codes.astype(np.float64)
-        codes[codes < 0] = np.nan
+        codes = column_labels.get_indexer(X.iloc[:, j]).astype(np.float64)
+        codes[codes < 0] = np.nan   # missing, or unseen in training: the missing-value rule
         X.isetitem(j, codes)
     return X
 
@@ -289,13 +288,10 @@ def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, tota
             left_w += hist_j[b, 1]
             left_n += hist_j[b, 2]
             missing_left = missing_left or b == missing_bin
-            right_n = total_n - left_n
-            if left_n < min_samples_leaf or right_n < min_samples_leaf:
+            if not valid_children(left_n, left_w, total_n, total_w, min_samples_leaf,
+                                  min_child_weight):
                 continue
             right_w = total_w - left_w
-            if (left_w < min_child_weight or right_w < min_child_weight
-                    or left_w <= 0.0 or right_w <= 0.0):
-                continue
             if bounds is None:
                 candidate = gain(left_wz, left_w, total_wz - left_wz, right_w, l2_regularization)
             else:  # a categorical feature has no monotone constraint (refused): 0

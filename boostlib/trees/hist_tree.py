@@ -118,8 +118,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         found by scanning the categories sorted by ``G_c/H_c``. NaN, and a
         category this node saw no rows of (one never seen in training
         included), go where the node sends missing values. Inside
-        BoostingRegressor and BoostingClassifier, which hand their learners
-        an array, give indices or a mask. A categorical feature takes no
+        BoostingRegressor and BoostingClassifier, a DataFrame reaches the
+        learner as it is; an array does, too, so give it indices or a mask
+        (an array has no dtypes or names). A categorical feature takes no
         monotone constraint (its ``monotonic_cst`` must be 0).
     categorical_smoothing : float, default=0.0
         ``β``: categories are sorted by ``G_c/(H_c + β)``, and with ``β > 0``

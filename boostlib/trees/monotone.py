@@ -1,6 +1,6 @@
 r"""Monotone constraints: leaf values bounded by mid-values carried down the tree (chapter 8).
 
-``monotonic_cst[j] = +1`` (``c_ℓ = +1`` for feature ℓ, the code's ``j``) asks
+``monotonic_cst[j] = +1`` (``ε_ℓ = +1`` for feature ℓ, the code's ``j``) asks
 that the tree's output never falls as feature ℓ grows (``−1``: never rises;
 ``0``: no constraint), whatever the other features. A leaf's value is the
 closed form ``γ* = −G/(H + λ)``

@@ -27,7 +27,7 @@ from numba import njit, prange
 
 from .monotone import bounded_gain
 
-__all__ = ["best_split", "gain", "leaf_value"]
+__all__ = ["best_split", "gain", "leaf_value", "valid_children"]
 
 
 @njit(cache=True, nogil=True)
@@ -63,6 +63,21 @@ def gain(left_wz, left_w, right_wz, right_w, l2_regularization):
 
 
 @njit(cache=True, nogil=True)
+def valid_children(left_n, left_w, total_n, total_w, min_samples_leaf, min_child_weight):
+    """Whether a split may leave ``left_n`` rows of weight ``left_w`` on the left.
+
+    Both children need ``≥ min_samples_leaf`` rows and ``Σ w ≥ min_child_weight``
+    and ``Σ w > 0``: the rule of the numeric and the categorical scan alike.
+    """
+    right_n = total_n - left_n
+    if left_n < min_samples_leaf or right_n < min_samples_leaf:
+        return False
+    right_w = total_w - left_w
+    return not (left_w < min_child_weight or right_w < min_child_weight
+                or left_w <= 0.0 or right_w <= 0.0)
+
+
+@njit(cache=True, nogil=True)
 def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing_bin,
                            l2_regularization, min_child_weight, min_samples_leaf, j, bounds):
     """Feature ℓ's best boundary: ``(gain, bin, missing_left, Σwz_left, Σw_left, n_left)``.
@@ -88,13 +103,10 @@ def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing
             left_wz += hist_j[b, 0]
             left_w += hist_j[b, 1]
             left_n += hist_j[b, 2]
-            right_n = total_n - left_n
-            if left_n < min_samples_leaf or right_n < min_samples_leaf:
+            if not valid_children(left_n, left_w, total_n, total_w, min_samples_leaf,
+                                  min_child_weight):
                 continue
             right_w = total_w - left_w
-            if (left_w < min_child_weight or right_w < min_child_weight
-                    or left_w <= 0.0 or right_w <= 0.0):
-                continue
             right_wz = total_wz - left_wz
             if bounds is None:
                 candidate = gain(left_wz, left_w, right_wz, right_w, l2_regularization)
