@@ -1,4 +1,4 @@
-"""ESL Example 10.2 / Figure 10.2 (Hastie, Tibshirani & Friedman, 2nd ed., §10.1).
+"""ESL's simulated example, eq. (10.2) and Figure 10.2 (Hastie, Tibshirani & Friedman, §10.1).
 
 ``make_hastie_10_2``: ten standard normal features, ``y = 1`` if ``Σ x_j² > 9.34``
 (the median of a χ²₁₀) and ``-1`` otherwise; 2000 training and 10 000 test
