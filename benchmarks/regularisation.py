@@ -1,4 +1,4 @@
-"""Shrinkage and subsampling on ESL's Example 10.2 (Friedman 2002; ESL §10.12, Figures 10.11–10.12).
+"""Shrinkage and subsampling on ESL's simulated example (10.2): Friedman 2002; ESL §10.12.
 
 Log-loss boosting (Friedman's TreeBoost: gradient direction, one Newton value
 per leaf) with six-leaf trees, 1000 stages, for four settings: no shrinkage
