@@ -42,7 +42,9 @@ The random state reaches the learners the way scikit-learn's gradient boosting
 hands it out — one ``RandomState`` passed to each learner in turn (to the ``K``
 learners of a stage in class order), after the subsample of that stage is drawn
 from it — so the same configuration reproduces
-``GradientBoostingRegressor``/``Classifier`` exactly.
+``GradientBoostingRegressor``/``Classifier`` exactly, for the losses both
+define alike (``huber`` differs: boostlib's ``δ`` is fixed, scikit-learn's is
+reset at every stage to a quantile of ``|y − F|``).
 """
 
 from __future__ import annotations
