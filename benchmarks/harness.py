@@ -474,13 +474,7 @@ MEASURES = {
 # only shrink as results are re-run.
 KNOWN_STALE = (
     "distributed_fit",
-    "hist_trees",
-    "hist_trees_compile",
-    "hist_trees_seed000",
-    "memory",
     "notebooks",
-    "seed000",
-    "sklearn_ratio",
 )
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
