@@ -89,7 +89,13 @@ def run(labels, make=("make", "--no-print-directory"), cwd=ROOT):
     """Install untimed, then time each of ``labels`` in TARGETS' order; write the rows."""
     if subprocess.run([*make, ".venv/.installed"], cwd=cwd).returncode != 0:
         sys.exit("make_targets: installing .venv failed; nothing was timed")
-    rows = [row(label, make, cwd) for label in TARGETS if label in labels]
+    timed = {label: row(label, make, cwd) for label in TARGETS if label in labels}
+    # a subset re-run keeps the other targets' rows of the last run (their own loads kept)
+    kept = harness.read_csv(NAME)
+    kept = {} if kept is None else {r["run"]: {k: ("" if v != v else v) for k, v in r.items()}
+                                    for r in kept.to_dict("records")}
+    rows = [timed[label] if label in timed else kept[label]
+            for label in TARGETS if label in timed or label in kept]
     busy = [r["run"] for r in rows if r["load_before"] > QUIET_LOAD]
     notes = ["wall and CPU seconds (user + system of make and every process it waited for) "
              "of each make target, run once from an installed .venv; load = 1-minute load "

@@ -83,3 +83,14 @@ def test_each_target_waits_for_the_load_of_the_last_to_die_down(monkeypatch):
     monkeypatch.setattr(make_targets, "SETTLE_S", 0)
     make_targets.settle()  # a machine that stays busy: no wait past SETTLE_S
     assert len(slept) == 3
+
+
+def test_a_subset_rerun_keeps_the_other_targets_rows(project):
+    make_targets.run(set(make_targets.TARGETS), cwd=project)
+    before = harness.read_csv("make_targets").set_index("run")
+    make_targets.run({"test"}, cwd=project)
+    after = harness.read_csv("make_targets").set_index("run")
+    assert list(after.index) == list(make_targets.TARGETS)
+    for label in ("book (from scratch)", "book", "nbval-kernels"):
+        assert after.loc[label].equals(before.loc[label])
+    assert after.loc["test", "status"] == 0
