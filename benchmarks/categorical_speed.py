@@ -22,7 +22,6 @@ Timings mean something on a quiet machine only. Run alone
 
 from __future__ import annotations
 
-import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -59,6 +58,12 @@ def data(n_rows, n_test=N_TEST, seed=0):
     return X[:n_rows], y[:n_rows], X[n_rows:], y[n_rows:]
 
 
+def effective_n_threads(n_jobs):
+    from boostlib.trees.threads import effective_n_threads as threads
+
+    return threads(n_jobs)
+
+
 def model(categorical, n_estimators, n_jobs):
     from boostlib import BoostingClassifier, HistTreeRegressor
 
@@ -93,7 +98,7 @@ def run(quick=False, save=True):
         fitted = {k: v["result"] for k, v in runs.items()}
         rows.append({
             "n_rows": n_rows, "n_features": X.shape[1], "cardinalities": str(CARDINALITIES),
-            "n_trees": n_estimators, "threads": n_jobs or len(os.sched_getaffinity(0)),
+            "n_trees": n_estimators, "threads": effective_n_threads(n_jobs),  # numba may be pinned
             "repeats": repeat, "categorical_cpu_s": cpu["categorical"],
             "plain_cpu_s": cpu["plain"], "ratio_cpu": cpu["categorical"] / cpu["plain"],
             "categorical_wall_s": wall["categorical"], "plain_wall_s": wall["plain"],
