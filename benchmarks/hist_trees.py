@@ -21,7 +21,8 @@ peak resident set size (``/proc/self/clear_refs``) and fits: CPU seconds of
 every thread (``time.process_time``), wall seconds, the peak extra memory
 (``VmHWM`` minus the resident size before the fit) and the 1-minute load
 average before and after. The libraries take turns, A, B, C, D, A, B, …: 3
-rounds up to 1M rows, 1 at 10M; the median is reported. A thread count is
+rounds at every size (at 10M rows a round takes some 11 minutes on two cores); the
+median is reported. A thread count is
 set in the subprocess before any library starts its threads
 (``OMP_NUM_THREADS``, which HistGradientBoosting reads, and ``n_jobs``).
 On one thread, wall seconds above 1.15 × CPU seconds mean the process waited
@@ -199,7 +200,7 @@ def compare(sizes, threads, repeat):
     libraries (and thread counts) taking turns; medians over ``repeat`` rounds."""
     rows = []
     for n in sizes:
-        rounds = 1 if n >= 10_000_000 else repeat
+        rounds = repeat
         runs = {(library, k): [] for k in threads for library in LIBRARIES}
         for _ in range(rounds):
             for library, k in runs:
