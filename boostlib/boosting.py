@@ -193,7 +193,7 @@ def _takes_bag(step):
 
 
 def _tree_importances(learner, n_features):
-    """One tree's unnormalised ``I_j²``: each feature's summed split improvement / root ``Σ w``."""
+    """One tree's unnormalised ``I_ℓ²``: each feature's summed split improvement / root ``Σ w``."""
     tree = getattr(learner, "tree_", None)
     if tree is None:
         raise AttributeError(
@@ -707,7 +707,10 @@ class _Boosting(BaseEstimator):
 
     @property
     def feature_importances_(self):
-        r"""Friedman's relative influence of each feature, normalised to sum to 1 (chapter 10).
+        r"""Friedman's squared relative influence ``I_ℓ²`` of each feature, normalised (chapter 10).
+
+        The shares ``I_ℓ² / Σ_ℓ' I_ℓ'²`` sum to 1; Friedman (2001, §8.1) calls
+        the square root ``I_ℓ`` the relative influence.
 
         For one tree ``T``, ``I_ℓ²(T) = Σ_η î_η² 1(ℓ_η = ℓ)`` over its internal
         nodes ``η`` that split on feature ``ℓ`` (chapter 10, eq. ``influence-tree``),
@@ -848,10 +851,10 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         With a learner that bins ``X`` (:class:`~boostlib.trees.HistTreeRegressor`):
         the bins every stage shares, made once per fit; else None.
     feature_importances_ : ndarray of shape (n_features,)
-        Friedman's relative influence ``I_ℓ²`` of each feature ``ℓ``, summing
-        to 1: the improvements of the splits on ``ℓ``, per tree over its root's
-        cover, averaged over the trees, as scikit-learn's gradient boosting
-        computes it (chapter 10). Tree learners only. Measured on the training
+        Friedman's squared relative influence ``I_ℓ²`` of each feature ``ℓ``,
+        normalised to sum to 1: the improvements of the splits on ``ℓ``, per
+        tree over its root's cover, averaged over the trees, as scikit-learn's
+        gradient boosting computes it (chapter 10). Tree learners only. Measured on the training
         data, it favours features with many distinct values; permutation
         importance on held-out data does not.
     """

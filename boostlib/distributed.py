@@ -13,10 +13,11 @@ the leaf value is ``Σ_R wz / (Σ_R w + λ)``, the weighted mean of the
 targets when ``λ = 0``, and the gain is the drop in weighted squared error
 ``Σ w (z − u)²``: the tree XGBoost grows is the weighted least-squares tree
 that boostlib's loop fits to ``(z, w)`` (chapter 9, eq. ``objective-identity``),
-taken with the step ``ρ = 1`` (``step="constant"``). So every boostlib
-direction is an XGBoost objective (:func:`xgboost_objective`), and through
+taken with the step ``ρ = 1`` (``step="constant"``). So every direction a
+loss admits is an XGBoost objective (:func:`xgboost_objective`), and through
 ``xgboost.dask`` it trains on a Dask cluster (:class:`DaskBoostingClassifier`,
-:class:`DaskBoostingRegressor`).
+:class:`DaskBoostingRegressor`: every loss but the absolute error, whose
+start, the median of ``y``, is not a one-pass sum; each tree taken with ``ρ = 1``).
 
 **Why it distributes.** ``grad`` and ``hess`` of a sample depend only on that
 sample's label and score, so every worker computes them for its own rows.

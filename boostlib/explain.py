@@ -62,7 +62,7 @@ def _split_improvements(tree):
 
 
 def relative_influence(model):
-    r"""Friedman's relative influence ``I_ℓ²`` of every feature, as shares summing to 1.
+    r"""Friedman's squared relative influence ``I_ℓ²`` of every feature, as shares summing to 1.
 
     ``I_ℓ²(T) = Σ_η î_η² 1(ℓ_η = ℓ)`` over the splits of tree ``T``
     (eq. influence-tree), divided by the weight of its root, averaged over the

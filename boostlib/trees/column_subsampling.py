@@ -1,11 +1,11 @@
 r"""Column subsampling: each node looks for its split among a share of the features (chapter 8).
 
-``max_features = φ`` (scikit-learn's name on HistGradientBoosting, where it
-is also drawn per node: "proportion of randomly chosen features in each and
-every node split") draws, before each node's split search,
-``max(1, ⌈φ d⌉)`` of the ``d`` features without replacement, by shuffling a
-mask of that many ``True`` and ``d − ⌈φ d⌉`` ``False``, as scikit-learn's
-splitter does. XGBoost's ``colsample_bynode`` is the same idea (its
+``max_features``, a share in (0, 1] (scikit-learn's name on
+HistGradientBoosting, where it is also drawn per node: "proportion of randomly
+chosen features in each and every node split"), draws, before each node's split
+search, ``max(1, ⌈max_features · d⌉)`` of the ``d`` features without
+replacement, by shuffling a mask of that many ``True`` and the rest ``False``,
+as scikit-learn's splitter does. XGBoost's ``colsample_bynode`` is the same idea (its
 ``colsample_bytree`` draws once per tree). Like any randomisation of a tree
 it is a regulariser: the trees are weaker and less alike.
 

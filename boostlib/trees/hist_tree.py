@@ -86,10 +86,12 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         −1 it never rises, 0 no constraint (scikit-learn's name; XGBoost's and
         LightGBM's ``monotone_constraints``). Leaf values are bounded by
         mid-values carried down the tree (:mod:`~boostlib.trees.monotone`).
-        In a boosting estimator the step must scale each tree by a positive
-        number (``"constant"``; ``"newton"`` and ``"line_search"`` while their
-        ρ > 0, which ``steps_`` records): ``"leaf_newton"`` rewrites every leaf
-        without the bounds.
+        In a boosting estimator the step must scale each tree by one number
+        ``ρ ≥ 0``: ``"constant"``, ``"newton"`` or ``"line_search"``, whose ρ
+        the boosting estimators keep ≥ 0 (a ρ < 0 becomes 0, the stage then
+        leaving ``F`` as it is); ``"leaf_newton"``, which rewrites every leaf
+        without the bounds, is refused at ``fit`` (as ``step`` and, with
+        ``init="learner"``, as ``init_step``).
     max_features : float in (0, 1], default=1.0
         The share of the features each node draws to look for its split
         among, ``max(1, ⌈max_features · d⌉)`` of them (per node, as
