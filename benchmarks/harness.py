@@ -443,22 +443,29 @@ def spread_table(frame, by, value):
 # Stale results: a CSV is stale once boostlib code it measures has changed
 # ---------------------------------------------------------------------------
 
+# The boosting loop and every boostlib module it imports, directly or through them (not
+# counting package __init__ files, which only re-export): tests/test_benchmarks.py checks
+# that this is the import closure of boostlib/boosting.py.
 LOOP = ("boostlib/boosting.py", "boostlib/directions.py", "boostlib/losses.py",
-        "boostlib/steps.py")
+        "boostlib/steps.py", "boostlib/early_stopping.py", "boostlib/row_blocks.py",
+        "boostlib/subsampling.py", "boostlib/trees/binning.py", "boostlib/trees/categorical.py",
+        "boostlib/trees/monotone.py", "boostlib/trees/sparse.py", "boostlib/trees/splitting.py",
+        "boostlib/trees/threads.py")
 # benchmark (results/<name>.csv and the CSVs named <name>_*.csv) -> what it measures
 MEASURES = {
     "sklearn_ratio": LOOP,
-    "seed000": LOOP,
+    "seed000": (*LOOP, "boostlib/datasets.py"),
     "notebooks": ("boostlib",),
     "memory": LOOP,
     "peers": (*LOOP, "boostlib/trees"),
     "peers_timing": (*LOOP, "boostlib/trees"),
-    "hist_trees": (*LOOP, "boostlib/trees"),
+    "hist_trees": (*LOOP, "boostlib/trees", "boostlib/datasets.py"),
     "shap_speed": (*LOOP, "boostlib/trees", "boostlib/explain.py"),
     "tree_options": (*LOOP, "boostlib/trees"),
     "categorical_speed": (*LOOP, "boostlib/trees"),
     "esl_10_2": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py"),
-    "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/plotting.py"),
+    "direction_step": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",
+                       "boostlib/plotting.py"),
     "regularisation": (*LOOP, "boostlib/datasets.py", "boostlib/evaluation.py",
                        "boostlib/plotting.py"),
     "distributed_fit": (*LOOP, "boostlib/distributed.py"),
@@ -478,6 +485,35 @@ KNOWN_STALE = (
 )
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
+
+
+def imported_modules(path):
+    """The boostlib modules that the module ``path`` imports, directly or through the modules
+    it imports (relative and absolute ``boostlib`` imports, read from the source; package
+    ``__init__`` files are not followed), ``path`` included, as paths from the root."""
+    import ast
+
+    seen, todo = set(), [path]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        package = current.rsplit("/", 1)[0].split("/")
+        for node in ast.walk(ast.parse((ROOT / current).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                parts = (package[:len(package) - node.level + 1] if node.level else [])
+                parts += node.module.split(".") if node.module else []
+                names = [parts + [alias.name] for alias in node.names] + [parts]
+            elif isinstance(node, ast.Import):
+                names = [alias.name.split(".") for alias in node.names]
+            else:
+                continue
+            for name in names:
+                candidate = "/".join(name) + ".py"
+                if name[:1] == ["boostlib"] and (ROOT / candidate).is_file():
+                    todo.append(candidate)
+    return seen
 
 
 def benchmark_of(csv_name):

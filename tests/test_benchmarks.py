@@ -480,6 +480,31 @@ def test_every_boostlib_module_is_measured_by_a_benchmark_or_listed_as_not():
     assert set(harness.MEASURES) - {"make_targets"} == set(run_all.BENCHMARKS)
 
 
+def test_the_loop_watched_is_every_boostlib_module_the_boosting_loop_imports(tmp_path,
+                                                                              monkeypatch):
+    assert set(harness.LOOP) == harness.imported_modules("boostlib/boosting.py")
+    # and each benchmark watches every boostlib module its script imports by name
+    for benchmark, paths in harness.MEASURES.items():
+        script = f"benchmarks/{benchmark}.py"
+        for module in harness.imported_modules(script) - {script}:
+            assert any(module == p or module.startswith(p + "/") for p in paths), (benchmark,
+                                                                                   module)
+    # the closure follows relative, package-relative and absolute imports, and stops at
+    # modules outside boostlib
+    monkeypatch.setattr(harness, "ROOT", tmp_path)
+    (tmp_path / "boostlib" / "trees").mkdir(parents=True)
+    files = {"boostlib/loop.py": "import numpy as np\nfrom .steps import rho\n"
+                                 "from .trees import leaves\n",
+             "boostlib/steps.py": "from boostlib.losses import g\nrho = g\n",
+             "boostlib/losses.py": "g = 1\n",
+             "boostlib/trees/leaves.py": "from ..losses import g\n",
+             "boostlib/unused.py": "x = 1\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert harness.imported_modules("boostlib/loop.py") == {
+        "boostlib/loop.py", "boostlib/steps.py", "boostlib/losses.py", "boostlib/trees/leaves.py"}
+
+
 def test_stale_modules_compares_the_recorded_commit_with_the_modules_history(tmp_path,
                                                                              monkeypatch):
     if not git_history_available():
