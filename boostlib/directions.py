@@ -187,9 +187,13 @@ def newton(loss, y, F):
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
     so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
     gradient, as in the scalar case, where ``h · |−g/h| = |g|``. Every entry
-    of ``z`` is clipped at ``±TARGET_BOUND``; for softmax the exact ``−H_i⁺g_i``
-    sums to zero over the classes, the clipped one only while no entry
-    reaches the bound (chapter 5).
+    of ``z`` is clipped at ``±TARGET_BOUND``. For softmax the exact ``−H_i⁺g_i``
+    sums to zero over the classes; the computed one is it, clipped, only while
+    every class probability is above ``PINV_RTOL`` (for K = 3, class scores
+    less than about 22 apart), where :func:`pseudo_inverse`'s two guards change
+    no real eigenvalue. Further out an eigenvalue is floored or counted as
+    null, and ``z_i`` is a bounded stand-in: at scores (25, 25, 0) with the
+    third class true it is 0 (chapter 5).
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)
