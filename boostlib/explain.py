@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from scipy.sparse import issparse
 from sklearn.dummy import DummyRegressor
 from sklearn.utils.validation import check_is_fitted
 
@@ -335,10 +336,13 @@ def shap_values(model, X):
     :class:`~boostlib.boosting.BoostingClassifier` whose learners are trees
     (scikit-learn's or :class:`~boostlib.trees.HistTreeRegressor`). The values
     explain the raw output ``F`` (``predict`` of a regressor,
-    ``decision_function`` of a classifier: the log-odds, not the probability)
+    ``decision_function`` of a classifier: the raw score, not the probability;
+    the log-odds for ``log_loss``, half of them for the exponential loss and
+    the binomial deviance)
     with path-dependent TreeSHAP (Lundberg, Erion and Lee 2018), the cover of every
     node its training weight ``Σ w``. Rows are routed as the model routes them:
-    ``X`` converted as ``predict`` converts it, a missing value by each node's
+    ``X`` converted as ``predict`` converts it (a sparse ``X`` is made dense,
+    an absent entry a 0), a missing value by each node's
     learned direction. Local accuracy holds to rounding:
     ``φ.sum(axis=1) + E[F] = F(X)``.
 
@@ -347,7 +351,10 @@ def shap_values(model, X):
     (n, d, K) and ``expected`` of shape (K,), as the ``shap`` package lays them out.
     """
     forest = Forest(model)
-    X = np.asarray(model._check_X(X, reset=False), dtype=np.float64)
+    X = model._check_X(X, reset=False)
+    if issparse(X):  # the trees route a sparse row as its dense copy: an absent entry is a 0
+        X = X.toarray()
+    X = np.asarray(X, dtype=np.float64)
     phi = np.zeros((X.shape[0], X.shape[1], forest.n_outputs))
     _forest_shap(X, phi, forest.tree, forest.roots, forest.depth)
     if _outputs_2d(model):

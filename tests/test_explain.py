@@ -381,6 +381,28 @@ def test_rows_are_validated_as_predict_validates_them():
         shap_values(model, X[:, :3])
 
 
+@pytest.mark.parametrize("learner", [None, HistTreeRegressor(max_depth=3, n_jobs=1)],
+                         ids=["sklearn-tree", "hist-tree"])
+def test_a_sparse_X_gets_the_values_of_its_dense_copy(learner):
+    """Both tree learners fit a sparse X; its SHAP values are those of the dense copy (an
+    absent entry is a 0) and add up to the model's output on the sparse rows."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 5)) * (rng.random((300, 5)) < 0.3)  # 70 % zeros
+    y = X[:, 0] - 2 * X[:, 1] * (X[:, 2] > 0) + 0.1 * rng.normal(size=300)
+    kwargs = {} if learner is None else {"learner": learner}
+    model = BoostingRegressor(n_estimators=5, random_state=0, **kwargs).fit(
+        sparse.csr_matrix(X), y)
+    for rows in (sparse.csr_matrix(X[:40]), sparse.csc_matrix(X[:40])):
+        phi, expected = shap_values(model, rows)
+        dense_phi, dense_expected = shap_values(model, X[:40])
+        np.testing.assert_array_equal(phi, dense_phi)
+        assert expected == dense_expected
+        np.testing.assert_allclose(phi.sum(axis=1) + expected, model.predict(rows), atol=1e-12)
+        assert np.abs(phi).sum() > 0
+
+
 # -- relative influence -----------------------------------------------------------------
 def influence_by_hand(model, X, y):
     """Friedman's I_j² from the data: each stage's pseudo-response ``z = −g`` at F_{m−1},
