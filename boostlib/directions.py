@@ -190,8 +190,9 @@ def newton(loss, y, F):
     of ``z`` is clipped at ``±TARGET_BOUND``. For softmax the exact ``−H_i⁺g_i``
     sums to zero over the classes; the computed one is it, clipped, only while
     every class probability is above ``PINV_RTOL`` (for K = 3, class scores
-    less than about 22 apart), where :func:`pseudo_inverse`'s two guards change
-    no real eigenvalue. Further out an eigenvalue is floored or counted as
+    less than about 22 apart), where the two guards of ``_eigen`` (used by
+    :func:`vector_newton` and :func:`pseudo_inverse`) change no real
+    eigenvalue. Further out an eigenvalue is floored or counted as
     null, and ``z_i`` is a bounded stand-in: at scores (25, 25, 0) with the
     third class true it is 0 (chapter 5).
     """
