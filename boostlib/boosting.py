@@ -809,8 +809,10 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         by less than ``tol`` (the R code's rule, which compares the *summed*
         loss with 1e-3: ``tol = 1e-3 / n_samples``). With it: the margin of
         the validation rule below (scikit-learn's ``tol``; 1e-4 if None), on
-        the loss as scikit-learn measures it, twice the mean loss for
-        ``"squared_error"`` and ``"log_loss"``.
+        the loss as scikit-learn measures it: twice the mean loss for
+        ``"squared_error"`` and a two-class ``"log_loss"``, the mean loss itself
+        for the others, softmax (a ``"log_loss"`` of more than two classes)
+        included.
     n_iter_no_change : int or None, default=None
         The patience ``n`` of early stopping on a validation set, as
         scikit-learn's gradient boosting does it (same split, same rule): after

@@ -54,10 +54,11 @@ class ValidationLoss:
 
     After stage ``m`` the model on the held-out points moves by the stage's
     update, ``F_m = F_{m−1} + ν ρ_m f(x; a_m)``, and its loss ``V_m`` (the
-    weighted mean, times 2 for squared error and log loss, as scikit-learn
-    measures them) is compared with the last ``n`` values kept. The fit goes on
-    while ``V_m + tol`` is below at least one of them, that is below the
-    largest; it stops at the first stage where ``V_m + tol`` is not below even
+    weighted mean, times 2 for squared error and the two-class log loss, as
+    scikit-learn measures them; softmax and the other losses not doubled) is
+    compared with the last ``n`` values kept. The fit goes on while
+    ``V_m + tol`` is below at least one of them, that is below the largest;
+    it stops at the first stage where ``V_m + tol`` is not below even
     the largest of the last ``n``. The first ``n`` stages are compared with
     ``+∞`` and never stop.
 

@@ -66,15 +66,15 @@ def f1_optimal_threshold(y, F, thresholds=SEED_THRESHOLDS, pos_label=1):
 
     Parameters
     ----------
-    y : array of shape (n,), the true labels
-    F : array of shape (n,), raw scores; large means ``pos_label``
-    thresholds : array of shape (k,), the grid of candidate ``t``
+    y : array of shape (N,), the true labels
+    F : array of shape (N,), raw scores; large means ``pos_label``
+    thresholds : array of shape (n_thresholds,), the grid of candidate ``t``
     pos_label : the label of the positive class
 
     Returns
     -------
     threshold : float, the first grid value with the largest F1
-    f1 : ndarray of shape (k,), the F1 score at every grid value
+    f1 : ndarray of shape (n_thresholds,), the F1 score at every grid value
     """
     y = np.asarray(y)
     F = np.asarray(F, dtype=float)

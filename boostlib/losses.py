@@ -128,8 +128,11 @@ class Loss:
         on part of the domain (absolute error everywhere, Huber beyond δ):
         ``step="newton"`` and ``direction="newton"`` refuse such a loss.
     hessian_is_exact : bool
-        ``False`` when :meth:`hessian` is a bound or an almost-everywhere value
-        rather than the true second derivative.
+        ``False`` for the absolute error, whose :meth:`hessian` (0) says
+        nothing of its curvature (undefined at ``F = y``); ``True`` for the
+        others, though Huber's is the one-sided value at ``|y − F| = δ`` and the
+        exponential loss's is exact only while ``|yF| ≤ 650`` (see each loss).
+        Nothing in boostlib reads it.
     """
 
     name = "loss"

@@ -23,8 +23,11 @@ def staged_loss(estimator, X, y):
 
     ``F_m`` is the raw score: ``staged_decision_function`` for a classifier,
     ``staged_predict`` for a regressor; ``L`` is the fitted ``estimator.loss_``
-    with ``y`` mapped by :func:`loss_targets`. On the training data this is
-    ``estimator.train_loss_[1:]`` (``train_loss_[0]`` is the loss of ``F_0``).
+    with ``y`` mapped by :func:`loss_targets`, unweighted, over every row given.
+    On the training data of a fit without sample weights and without a held-out
+    validation split this is ``estimator.train_loss_[1:]`` (``train_loss_[0]``
+    is the loss of ``F_0``); ``train_loss_`` is the weighted mean over the rows
+    the fit trained on.
 
     Returns
     -------
