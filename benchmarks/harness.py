@@ -480,7 +480,6 @@ MEASURES = {
 # that is not listed here, and on a listed file that is no longer stale, so the list can
 # only shrink as results are re-run.
 KNOWN_STALE = (
-    "distributed_fit",
     "notebooks",
 )
 # boostlib files that no benchmark measures (so a new module forces a decision)
