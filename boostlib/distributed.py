@@ -602,7 +602,7 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
                          max_bins=max_bins, client=client)
 
     def fit(self, X, y):
-        """Fit to ``X`` of shape (n, d) and ``y`` of shape (n,) or, for ``"quadratic"``, (n, K)."""
+        """Fit to ``X`` of shape (N, d) and ``y`` of shape (N,) or, for ``"quadratic"``, (N, K)."""
         loss = get_loss(self.loss)
         if loss.labels is not None:
             raise ValueError(
@@ -662,7 +662,7 @@ class DaskBoostingClassifier(ClassifierMixin, _DaskBoosting):
                          max_bins=max_bins, client=client)
 
     def fit(self, X, y):
-        """Fit to ``X`` of shape (n, d) and labels ``y`` of any type (at least two classes)."""
+        """Fit to ``X`` of shape (N, d) and labels ``y`` of any type (at least two classes)."""
         loss = get_loss(self.loss)
         if not isinstance(loss, Loss) or loss.labels is None:
             raise ValueError(f"loss={loss.name!r} is a regression loss; use DaskBoostingRegressor")
@@ -702,7 +702,7 @@ class DaskBoostingClassifier(ClassifierMixin, _DaskBoosting):
         return self._fit_on_cluster(X, Y, client, K if loss.vector else 1)
 
     def decision_function(self, X):
-        """The raw score ``F_M(x)``: shape (n,) for two classes, (n, K) for more."""
+        """The raw score ``F_M(x)``: shape (N,) for two classes, (N, K) for more."""
         return self._raw_predict(X)
 
     def predict_proba(self, X):

@@ -213,7 +213,7 @@ def tree_shap(x, phi, tree, root, path, stack):
 
 @njit(cache=True, nogil=True)
 def _forest_shap(X, phi, tree, roots, depth):
-    """Every row of ``X`` through every tree (roots at ``roots``): φ added to ``phi`` (n, d, K).
+    """Every row of ``X`` through every tree (roots at ``roots``): φ added to ``phi`` (N, d, K).
 
     A path holds at most ``depth + 1`` elements; the nested copies need
     ``(depth + 1)(depth + 2)/2`` rows, the stack ``depth + 1`` pending siblings and a node.
@@ -346,9 +346,9 @@ def shap_values(model, X):
     learned direction. Local accuracy holds to rounding:
     ``φ.sum(axis=1) + E[F] = F(X)``.
 
-    Returns ``(phi, expected)``: ``phi`` of shape (n, d) and ``expected`` a
+    Returns ``(phi, expected)``: ``phi`` of shape (N, d) and ``expected`` a
     float, or, when ``F`` has ``K`` columns (several classes), ``phi`` of shape
-    (n, d, K) and ``expected`` of shape (K,), as the ``shap`` package lays them out.
+    (N, d, K) and ``expected`` of shape (K,), as the ``shap`` package lays them out.
     """
     forest = Forest(model)
     X = model._check_X(X, reset=False)

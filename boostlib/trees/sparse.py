@@ -1,11 +1,12 @@
 r"""Sparse ``X``: binning a CSR or CSC matrix without making it dense (chapter 8).
 
 A sparse matrix stores only its nonzero entries; every other entry is 0.
-Its bins need no dense copy of the floats: feature ``j``'s zeros all fall in
-one bin, ``s_j(0) = #{θ_js : θ_js < 0}``, so the bins of feature ``j`` start
-as ``s_j(0)`` everywhere and only the stored entries are then looked up
+Its bins need no dense copy of the floats: feature ``ℓ``'s zeros (the code's
+``j``) all fall in one bin, ``s_ℓ(0) = #{s : θ_ℓs < 0}``, so the bins of
+feature ``ℓ`` start as ``s_ℓ(0)`` everywhere and only the stored entries are
+then looked up
 (a stored NaN goes to the missing bin, as in a dense ``X``). What is
-allocated is the one-byte bins (``n × d`` bytes, an eighth of the dense
+allocated is the one-byte bins (``N × d`` bytes, an eighth of the dense
 float matrix) and, for a CSR matrix, its CSC copy (the stored entries
 only). The thresholds are placed on the subsample's columns, each made
 dense in turn (:meth:`~boostlib.trees.binning.Binner.fit`): at most

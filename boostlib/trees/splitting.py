@@ -129,7 +129,7 @@ def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regular
     ``Σ w = H`` and row count; ``n_bins[j]`` is the number of non-missing bins
     of feature ``j`` and ``missing_bin`` the index of the NaN bin;
     ``l2_regularization`` is ``λ``. Scans
-    every boundary "bins ``≤ b`` go left", with the node's NaN rows on the
+    every boundary "bins ``≤ s`` go left", with the node's NaN rows on the
     right and then on the left; a strictly larger gain replaces the best so
     far, so ties go to the lower feature, the lower bin, NaN on the right.
     With NaN rows in the node, "every non-missing row left, NaN right" is a
