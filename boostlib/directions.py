@@ -188,13 +188,14 @@ def newton(loss, y, F):
     so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
     gradient, as in the scalar case, where ``h · |−g/h| = |g|``. Every entry
     of ``z`` is clipped at ``±TARGET_BOUND``. For softmax the exact ``−H_i⁺g_i``
-    sums to zero over the classes; the computed one is it, clipped, only while
-    every class probability is above ``PINV_RTOL`` (for K = 3, class scores
-    less than about 22 apart), where the two guards of ``_eigen`` (used by
-    :func:`vector_newton` and :func:`pseudo_inverse`) change no real
-    eigenvalue. Further out an eigenvalue is floored or counted as
-    null, and ``z_i`` is a bounded stand-in: at scores (25, 25, 0) with the
-    third class true it is 0 (chapter 5).
+    sums to zero over the classes; the computed one is it, clipped, at least
+    while every class probability is above ``PINV_RTOL`` (for K = 3, class
+    scores less than about 22 apart), where the two guards of ``_eigen`` (used
+    by :func:`vector_newton` and :func:`pseudo_inverse`) change no real
+    eigenvalue. Further out an eigenvalue may be floored or counted as null,
+    depending on how the probabilities are spread, and ``z_i`` is then a
+    bounded stand-in: at scores (25, 25, 0) with the third class true it is 0
+    (chapter 5).
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)
