@@ -12,7 +12,7 @@ they, with scikit-learn's metrics underneath.
 
 .. math::
 
-   \hat y = \text{positive} \iff F \ge t .
+   \hat y = \text{positive} \iff F \ge \texttt{t} .
 
 Every function here keeps that convention (:func:`predict_with_threshold`).
 With ``t = 0`` it is a classifier's own ``predict``, which calls ``F ≥ 0``

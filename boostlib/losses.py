@@ -60,7 +60,8 @@ def _average(values, sample_weight):
 
 
 def _weighted_shares(codes, K, sample_weight):
-    """The weighted share of each class ``k < K`` among integer ``codes``, ``Σ_{y=k} w / Σ w``.
+    """The weighted share of each class ``k < K`` among integer ``codes``, ``Σ_{y=k} s / Σ s``
+    (``s`` the sample weights).
 
     Summed as scikit-learn's ``DummyClassifier(strategy="prior")`` sums them (``np.bincount``),
     so that weighted fits start where its gradient boosting starts, to the last bit.
@@ -86,7 +87,8 @@ def _compiled(method, y, F):
 
 
 def weighted_lower_median(values, sample_weight=None):
-    r"""The lower weighted median: the smallest ``v`` with ``Σ_{values ≤ v} w ≥ ½ Σ w``.
+    r"""The lower weighted median: the smallest ``v`` with ``Σ_{values ≤ v} s ≥ ½ Σ s``
+    (``s`` the sample weights).
 
     This is the inverted-CDF median that scikit-learn's gradient boosting
     uses for the leaves of absolute-error trees. With unit weights and an even
@@ -120,7 +122,7 @@ class Loss:
         kernel (none for :class:`Quadratic`, ``H = 2I``; the line of
         ``(1, …, 1)`` for :class:`Softmax`, whose ``H`` is never positive
         definite). For ``H_i ⪰ 0`` the Newton step on ρ (chapter 5) divides by
-        ``φ″(0) = Σ w_i u_iᵀH_i u_i``, which is positive exactly when some
+        ``φ″(0) = Σ s_i u_iᵀH_i u_i``, which is positive exactly when some
         ``u_i`` lies outside the kernel of ``H_i``: a positive-definite Hessian
         is sufficient, not necessary. It is needed only for ``−H_i⁻¹g_i`` to be
         the unique minimiser of the second-order model over every ``u_i``;
@@ -154,11 +156,11 @@ class Loss:
         raise NotImplementedError
 
     def optimal_constant(self, y, sample_weight=None):
-        """``argmin_c Σ w L(y, c)``: the best constant model, where boosting starts."""
+        """``argmin_c Σ s L(y, c)``: the best constant model, where boosting starts."""
         raise NotImplementedError
 
     def mean(self, y, F, sample_weight=None):
-        """The (weighted) mean loss ``Σ w L(y, F) / Σ w``."""
+        """The (weighted) mean loss ``Σ s L(y, F) / Σ s``, ``s`` the sample weights."""
         return float(_average(self(y, F), sample_weight))
 
     def __repr__(self):
@@ -369,7 +371,7 @@ class Exponential(_HalfLogOdds):
     ``h`` are ``e^{650}`` where ``−yF > 650``, and ``g``, ``h`` are
     ``∓e^{−650}``, ``e^{−650}``, not 0, where ``yF > 650``). ``F`` is half the
     log-odds, ``P(y = 1 | x) = σ(2F)`` (Friedman, Hastie & Tibshirani 2000).
-    Optimal constant: ``½ log(Σ_{y=1} w / Σ_{y=−1} w)``.
+    Optimal constant: ``½ log(Σ_{y=1} s / Σ_{y=−1} s)``.
     """
 
     name = "exponential"

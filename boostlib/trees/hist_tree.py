@@ -229,7 +229,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         return CategoricalBinner(self.max_bins, random_state, mask, category_labels(X, mask))
 
     def fit(self, X, y, sample_weight=None):
-        """Fit to ``X`` (n, d) or a :class:`BinnedX`, targets ``y`` (n,), weights ``w`` (n,)."""
+        """Fit to ``X`` (N, d) or a :class:`BinnedX`, targets ``y`` (N,), weights ``w`` (N,)."""
         with using_threads(self.n_jobs):
             self._grow(X, y, sample_weight)
         return self
