@@ -15,8 +15,9 @@ with the *path-dependent* ``v(S)`` of a tree, the tree's own cover-weighted
 approximation of ``E[F(x) | x_S]`` (not that conditional expectation): walk down from
 the root, follow ``x`` at a split on a feature in ``S``, and at any other split
 take both children, weighted by their share of the training *cover* ``W_η``
-(node ``η``'s ``Σ w``: its row count, or ``Σ h`` for a Newton tree, as XGBoost
-keeps it). The values add up, ``Σ_ℓ φ_ℓ(x) + E[F] = F(x)``, with
+(node ``η``'s ``Σ s w`` over the stage's rows: its row count without sample
+weights or subsampling, ``Σ h`` for a Newton tree, as XGBoost keeps it). The
+values add up, ``Σ_ℓ φ_ℓ(x) + E[F] = F(x)``, with
 ``E[F] = v(∅)``; and because ``F`` is a sum of trees, each φ is the sum of the
 trees' φ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg,
 Erion and Lee 2018, Algorithm 2) in ``O(J D²)`` per tree and row (``J`` leaves,

@@ -2,7 +2,7 @@ r"""Binning: each feature cut into at most ``max_bins`` intervals, plus one bin 
 
 A histogram tree never looks at a feature's values again once they are
 binned: every split candidate is a boundary between two bins. The thresholds
-``θ_0 < θ_1 < … < θ_{B−2}`` of a feature put ``x`` into bin
+``θ_0 < θ_1 < …`` of a feature (one fewer than its bins) put ``x`` into bin
 
     s(x) = #{s′ : θ_{s′} < x}    (so ``x ≤ θ_s`` for ``x`` in bin ``s``),
 
