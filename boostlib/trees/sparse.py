@@ -7,8 +7,9 @@ feature ``ℓ`` start as ``s_ℓ(0)`` everywhere and only the stored entries are
 then looked up
 (a stored NaN goes to the missing bin, as in a dense ``X``). What is
 allocated is the one-byte bins (``N × d`` bytes, an eighth of the dense
-float matrix) and a CSC copy of the stored entries (for a CSC input, a
-CSR copy too while the thresholds are placed). The thresholds are placed on
+float matrix) and, for a CSR input, a CSC copy of the stored entries (a CSC
+input is read as it is, and copied to CSR only while the thresholds are
+placed). The thresholds are placed on
 the subsample's columns, each made dense in turn
 (:meth:`~boostlib.trees.binning.Binner.fit`): at most ``SUBSAMPLE`` floats
 per thread at a time.
