@@ -32,10 +32,11 @@ This module keeps the estimators' side: checking parameters and data, the
 labels of a classifier, prediction, and the relative influence of chapter 10.
 
 For ``K`` classes the classifier runs steps 2.1–2.3 once per class by default
-(``multiclass="per_class"``, as scikit-learn, XGBoost and LightGBM do): learner
-``k`` is fitted to column ``k`` of the direction of the scalar loss
-``F_k ↦ L(y, F)`` (:class:`~boostlib.losses.Coordinate`, Hessian
-``p_k (1 − p_k)``), all at the stage's start ``F_{m−1}``.
+(``multiclass="per_class"``; scikit-learn, XGBoost and LightGBM also fit ``K``
+single-output trees per stage): learner ``k`` is fitted to column ``k`` of the
+direction of the scalar loss ``F_k ↦ L(y, F)`` (:class:`~boostlib.losses.Coordinate`,
+Hessian ``p_k (1 − p_k)``; XGBoost takes ``2 p_k (1 − p_k)``), all at the stage's
+start ``F_{m−1}``.
 ``multiclass="joint"`` fits one multi-output learner to the vector direction instead.
 
 The random state reaches the learners the way scikit-learn's gradient boosting
@@ -947,9 +948,11 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         ``K`` single-output learners per stage, learner ``k`` fitted to class
         ``k``'s column of the direction with the diagonal Hessian
         ``p_k (1 − p_k)``, every one at the stage's start; ``leaf_newton``
-        multiplies its leaves by Friedman's ``(K − 1)/K``. This is what
-        scikit-learn, XGBoost and LightGBM do, and with the default tree it
-        equals ``GradientBoostingClassifier``. ``"joint"``: one multi-output
+        multiplies its leaves by Friedman's ``(K − 1)/K``, as scikit-learn and
+        LightGBM (through its Hessian factor ``K/(K − 1)``) do, and with the
+        default tree it equals ``GradientBoostingClassifier``; XGBoost also
+        fits ``K`` trees per stage but takes the Hessian ``2 p_k (1 − p_k)``,
+        so its leaves are ½ of the Newton value at λ = 0. ``"joint"``: one multi-output
         learner per stage, fitted to ``−H⁺g`` (``direction="newton"``, with
         the weight of :func:`~boostlib.directions.vector_newton`) or ``−g``.
         Ignored for binary losses.

@@ -64,7 +64,8 @@ the minimum-norm Newton direction), and clip every target to
 eigenvalue below ``PINV_RTOL · μ_max`` belongs to the null direction and
 counts as zero; every other eigenvalue is floored at ``HESSIAN_FLOOR``, the
 rule for a scalar ``h``, so that ``1/μ ≤ 1/HESSIAN_FLOOR`` (softmax scores
-~710 apart give subnormal eigenvalues ~1e-310, whose reciprocals overflow).
+~710 apart give subnormal eigenvalues of a few 1e-309, ``e^−710 ≈ 4.5e-309``,
+whose reciprocals overflow).
 Targets are therefore always finite. The vector weight is the Rayleigh
 quotient of the floored ``H``, so the bound ``w‖z‖ ≤ ‖g‖`` holds with the
 floors too, and clipping ``z`` only shortens it.
@@ -194,8 +195,8 @@ def newton(loss, y, F):
     by :func:`vector_newton` and :func:`pseudo_inverse`) change no real
     eigenvalue. Further out an eigenvalue may be floored or counted as null,
     depending on how the probabilities are spread, and ``z_i`` is then a
-    bounded stand-in: at scores (25, 25, 0) with the third class true it is 0
-    (chapter 5).
+    bounded stand-in: at scores (25, 25, 0) with the third class true it is 0 up to
+    rounding (entries below 1e-16; chapter 5).
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)
