@@ -45,7 +45,10 @@ learners of a stage in class order), after the subsample of that stage is drawn
 from it — so the same configuration reproduces
 ``GradientBoostingRegressor``/``Classifier`` exactly, for the losses both
 define alike (``huber`` differs: boostlib's ``δ`` is fixed, scikit-learn's is
-reset at every stage to a quantile of ``|y − F|``).
+reset at every stage to a quantile of ``|y − F|``; and on two classes
+``log_loss`` and ``exponential`` keep the start's probability in
+``[1e-15, 1 − 1e-15]``, where scikit-learn clips at float64's eps, so a fit whose
+weighted class share is below 1e-15 starts elsewhere).
 """
 
 from __future__ import annotations
@@ -948,9 +951,11 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
         ``K`` single-output learners per stage, learner ``k`` fitted to class
         ``k``'s column of the direction with the diagonal Hessian
         ``p_k (1 − p_k)``, every one at the stage's start; ``leaf_newton``
-        multiplies its leaves by Friedman's ``(K − 1)/K``, as scikit-learn and
-        LightGBM (through its Hessian factor ``K/(K − 1)``) do, and with the
-        default tree it equals ``GradientBoostingClassifier``; XGBoost also
+        multiplies its leaves by Friedman's ``(K − 1)/K``, as scikit-learn's
+        ``GradientBoostingClassifier`` and LightGBM (through its Hessian factor
+        ``K/(K − 1)``) do, and with the default tree it equals
+        ``GradientBoostingClassifier``; ``HistGradientBoostingClassifier`` keeps
+        the Newton value (factor 1); XGBoost also
         fits ``K`` trees per stage but takes the Hessian ``2 p_k (1 − p_k)``,
         so its leaves are ½ of the Newton value at λ = 0. ``"joint"``: one multi-output
         learner per stage, fitted to ``−H⁺g`` (``direction="newton"``, with

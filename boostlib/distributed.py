@@ -156,13 +156,13 @@ class XGBoostObjective:
     r"""A boostlib loss and direction as XGBoost's ``obj(predt, dtrain) → (grad, hess)``.
 
     With the direction's target ``z`` and weight ``w`` at ``F = predt``,
-    ``grad = −ω w z`` and ``hess = ω w``, where ``ω`` are the DMatrix's sample
-    weights (1 if it has none): XGBoost's leaf ``Σ ω w z / (Σ ω w + λ)`` is then
+    ``grad = −s w z`` and ``hess = s w``, where ``s`` are the DMatrix's sample
+    weights (1 if it has none): XGBoost's leaf ``Σ s w z / (Σ s w + λ)`` is then
     the leaf of the weighted least-squares tree of boostlib's loop (chapter 9,
     eq. ``objective-identity``). For a vector loss ``predt``, ``grad`` and
     ``hess`` have XGBoost's multi-output shape ``(n, K)``; column ``k`` of
-    ``grad`` is ``−ω w z_k``, and every column of ``hess`` is the sample's one
-    weight ``ω w`` (for ``direction="newton"`` the curvature along ``z``,
+    ``grad`` is ``−s w z_k``, and every column of ``hess`` is the sample's one
+    weight ``s w`` (for ``direction="newton"`` the curvature along ``z``,
     ``w = zᵀHz / zᵀz``: :func:`~boostlib.directions.vector_newton`).
 
     Labels are in the loss's convention (:attr:`~boostlib.losses.Loss.labels`),

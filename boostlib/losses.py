@@ -490,7 +490,7 @@ class Coordinate(Loss):
 
     ``leaf_factor`` is what ``step="leaf_newton"`` multiplies each leaf's
     Newton value by: Friedman's ``(K − 1)/K`` for softmax (his Algorithm 6,
-    which scikit-learn keeps; LightGBM gets the same leaves by multiplying the
+    which scikit-learn's ``GradientBoostingClassifier`` keeps; LightGBM gets the same leaves by multiplying the
     Hessian by ``K/(K − 1)``), 1 otherwise.
 
     Parameters

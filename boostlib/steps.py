@@ -98,8 +98,9 @@ def _directional_derivatives(loss, y, F, u, sample_weight):
 def root_of_slope(slope, guess=1.0, limit=RHO_MAX):
     """The ``ρ ≥ 0`` where a convex ``φ`` stops falling: the root of its slope ``φ′``.
 
-    ``φ′(0) < 0`` is assumed (a descent direction). The bracket ``[ρ/2, ρ]``
-    doubles from ``ρ = guess`` until ``φ′(ρ) ≥ 0``, then scipy's ``brentq``
+    ``φ′(0) < 0`` is assumed (a descent direction). The bracket starts as
+    ``[0, guess]`` and doubles, ``[ρ/2, ρ]`` (the last one capped at ``limit``),
+    until ``φ′(ρ) ≥ 0`` at its right end, then scipy's ``brentq``
     finds the root in the scaled variable ``ρ / ρ_bracket`` (relative
     precision ~1e-14 at every scale). Returns ``(ρ, True)``, or
     ``(limit, False)`` when ``φ′`` is still negative at ``ρ = limit``.

@@ -170,7 +170,7 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     looks for its split among features drawn from ``rng``
     (:mod:`~boostlib.trees.column_subsampling`). A binner with categorical
     features gets them their own scan (:mod:`~boostlib.trees.categorical`),
-    categories sorted by ``G_c/(H_c + s)``, ``s = categorical_smoothing``.
+    categories sorted by ``G_c/(H_c + β)``, ``β = categorical_smoothing``.
     """
     bins, binner = binned.bins, binned.binner
     missing_bin = binner.missing_bin
