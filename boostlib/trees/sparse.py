@@ -8,8 +8,9 @@ then looked up
 (a stored NaN goes to the missing bin, as in a dense ``X``). What is
 allocated is the one-byte bins (``N × d`` bytes, an eighth of the dense
 float matrix) and, for a CSR input, a CSC copy of the stored entries (a CSC
-input is read as it is, and copied to CSR only while the thresholds are
-placed). The thresholds are placed on
+input is binned as it is). Placing the thresholds copies too, for a while: a
+CSC input to CSR, to draw the subsample's rows, and those rows back to CSC.
+The thresholds are placed on
 the subsample's columns, each made dense in turn
 (:meth:`~boostlib.trees.binning.Binner.fit`): at most ``SUBSAMPLE`` floats
 per thread at a time.
