@@ -189,14 +189,19 @@ def newton(loss, y, F):
     so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
     gradient, as in the scalar case, where ``h · |−g/h| = |g|``. Every entry
     of ``z`` is clipped at ``±TARGET_BOUND``. For softmax the exact ``−H_i⁺g_i``
-    sums to zero over the classes; the computed one is it, clipped, at least
+    sums to zero over the classes; the computed one is it, clipped, up to a
+    small shift along ``(1, …, 1)``, which changes no probability, at least
     while every class probability is above ``PINV_RTOL`` (for K = 3, class
     scores less than about 22 apart), where the two guards of ``_eigen`` (used
     by :func:`vector_newton` and :func:`pseudo_inverse`) change no real
-    eigenvalue. Further out an eigenvalue may be floored or counted as null,
-    depending on how the probabilities are spread, and ``z_i`` is then a
-    bounded stand-in: at scores (25, 25, 0) with the third class true it is 0 up to
-    rounding (entries below 1e-16; chapter 5).
+    eigenvalue. (The shift: once one probability is within about 1e-6 of 1,
+    the rounding of the null eigenvalue can exceed ``PINV_RTOL`` times the
+    largest, and it is floored rather than dropped; at scores (17.5, 0, 0)
+    with the first class true every entry is about 2e-5 off.) Further out an
+    eigenvalue may be floored or counted as null, depending on how the
+    probabilities are spread, and ``z_i`` is then a bounded stand-in: at scores
+    (25, 25, 0) with the third class true it is 0 up to rounding (entries below
+    1e-16; chapter 5).
     """
     _require_curvature(loss, "newton")
     return _newton_target(loss, y, F)

@@ -98,13 +98,14 @@ GLOBAL_STEPS = {
     ),
     "leaf_newton": (
         "step='leaf_newton' with direction='gradient' is TreeBoost (boostlib's default and "
-        "scikit-learn's algorithm): the tree is grown by least squares on the pseudo-response "
-        "−g, and then each leaf is set to −Σg/Σh over its rows (for the absolute error, the "
-        "leaf's median residual), after the tree is grown, which a custom XGBoost objective has "
-        "no hook for. direction='newton' gives leaves of the same form, −Σgrad/(Σhess + λ), but "
-        "on trees split by the Newton gain, in general other trees; direction='gradient' "
-        "keeps the gradient tree's least-squares leaves, ρ = 1 (for the absolute error, "
-        "XGBoost's built-in objective='reg:absoluteerror' sets the leaves after the tree)"
+        "scikit-learn's algorithm): the tree is grown by least squares on the pseudo-response −g, "
+        "and then each leaf is set to −Σg/Σh over its rows (for the absolute error and Huber's "
+        "loss, the minimiser of the loss over the leaf), after the tree is grown, which a custom "
+        "XGBoost objective has no hook for. direction='newton' gives leaves of the same form, "
+        "−Σgrad/(Σhess + λ), but on trees split by the Newton gain, in general other trees; "
+        "direction='gradient' keeps the gradient tree's least-squares leaves, ρ = 1 (for the "
+        "absolute error, XGBoost's built-in objective='reg:absoluteerror' sets the leaves after "
+        "the tree)"
     ),
     "constant": "ρ = 1 is what XGBoost takes for every tree",
 }

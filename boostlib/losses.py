@@ -340,9 +340,9 @@ class _HalfLogOdds(Loss):
 class BinomialDeviance(_HalfLogOdds):
     r"""Friedman's binomial deviance ``L = log(1 + e^{−2yF})``, ``y ∈ {−1, +1}``.
 
-    Friedman (and ESL, §10.5) call it the binomial deviance; it is 1 × the negative
-    log-likelihood, and the statistician's deviance, ``−2 ×`` the log-likelihood, is twice
-    that (chapter 4, "Factors of two").
+    Friedman calls it the negative binomial log-likelihood, ESL (§10.5) the binomial
+    deviance; it is 1 × the negative log-likelihood, and the statistician's deviance,
+    ``−2 ×`` the log-likelihood, is twice that (chapter 4, "Factors of two").
 
     ``F`` is *half* the log-odds: ``P(y = 1 | x) = σ(2F)`` (the *Newton Boosting* post's loss,
     Friedman 2001 §4.5). ``g = −2 y σ(−2yF)`` and
@@ -490,8 +490,8 @@ class Coordinate(Loss):
 
     ``leaf_factor`` is what ``step="leaf_newton"`` multiplies each leaf's
     Newton value by: Friedman's ``(K − 1)/K`` for softmax (his Algorithm 6,
-    which scikit-learn's ``GradientBoostingClassifier`` keeps; LightGBM gets the same leaves by multiplying the
-    Hessian by ``K/(K − 1)``), 1 otherwise.
+    which scikit-learn's ``GradientBoostingClassifier`` keeps; LightGBM gets the
+    same leaves by multiplying the Hessian by ``K/(K − 1)``), 1 otherwise.
 
     Parameters
     ----------
