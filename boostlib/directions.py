@@ -89,10 +89,14 @@ __all__ = [
     "vector_newton",
 ]
 
+#: The floor under a scalar Hessian ``h`` and under a Hessian matrix's non-null
+#: eigenvalues in the Newton directions: they divide by ``max(h, HESSIAN_FLOOR)``.
 HESSIAN_FLOOR = 1e-12
+#: The bound on every entry of a Newton target ``z``: it is clipped to
+#: ``[−TARGET_BOUND, TARGET_BOUND]`` and keeps its weight (chapter 4, "The bounds").
 TARGET_BOUND = 1e6
-# Eigenvalues of a Hessian matrix below PINV_RTOL × its largest count as zero in
-# H⁺: softmax's null direction (1, …, 1) comes out of eigh as ~1e-17, not 0.
+#: Eigenvalues of a Hessian matrix below ``PINV_RTOL`` × its largest count as zero in
+#: ``H⁺``: softmax's null direction (1, …, 1) comes out of ``eigh`` as ~1e-17, not 0.
 PINV_RTOL = 1e-10
 
 
@@ -130,8 +134,8 @@ def vector_newton(H, g):
     ``H`` has shape ``(N, K, K)``, ``g`` shape ``(N, K)``. In the eigenbasis
     of ``H`` (eigenvectors ``v``, eigenvalues ``μ_v``, floored as in
     :func:`pseudo_inverse`; chapter 1 indexes by the eigenvector too),
-    ``g = Σ_v c_v v`` (``c_v = vᵀg``, the code's ``c``) and ``z = −Σ_v (c_v/μ_v) v``,
-    so ``w = Σ_v μ_v (c_v/μ_v)² / Σ_v (c_v/μ_v)²``: the curvature along ``z``,
+    ``g = Σ_v g_v v`` (``g_v = vᵀg``, the code's ``c``) and ``z = −Σ_v (g_v/μ_v) v``,
+    so ``w = Σ_v μ_v (g_v/μ_v)² / Σ_v (g_v/μ_v)²``: the curvature along ``z``,
     so that ``w ‖z‖ ≤ ‖g‖`` (module docstring). Where ``z = 0`` (``g`` has no
     component that ``H⁺`` inverts) any weight fits the target; it is then the
     mean of the inverted eigenvalues.
@@ -230,6 +234,9 @@ def newton_raphson(loss, y, F):
     return _bounded(-L / g_safe), np.ones(len(F))
 
 
+#: The directions by the name the estimators' ``direction`` takes.
+#:
+#: :meta hide-value:
 DIRECTIONS = {
     "gradient": gradient,
     "newton": newton,

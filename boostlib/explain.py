@@ -99,9 +99,10 @@ def relative_influence(model):
 def extend(m, n, cover_share, follows_x, feature):
     """EXTEND: add ``(feature, cover_share, follows_x)`` = ``(ℓ, ζ_ℓ, o_ℓ)`` to the path ``m[0:n]``.
 
-    ``m[0]`` is a placeholder (the root has no edge into it); after the call
-    the path holds ``n`` features (``|P|`` in chapter 10) and ``m[size, WEIGHT]`` is
-    ``ω_c = c! (n − c)! / (n + 1)! · e_c`` for ``c = size``, with ``e_c`` the sum
+    ``m`` is the path array (the code's name, not a stage) and ``m[0]`` a placeholder
+    (the root has no edge into it); after the call the path holds ``|P|`` features
+    (the code's ``n``) and ``m[size, WEIGHT]`` is
+    ``ω_c = c! (|P| − c)! / (|P| + 1)! · e_c`` for ``c = size``, with ``e_c`` the sum
     over the subsets ``S`` of ``c`` of the path's features of
     ``Π_{ℓ ∈ S} o_ℓ Π_{ℓ ∉ S} ζ_ℓ`` (eq. path-weights). The new feature is
     either in ``S`` (the weight moves up one size, times ``o_ℓ``) or not

@@ -123,7 +123,8 @@ class Loss:
         ``(1, …, 1)`` for :class:`Softmax`, whose ``H`` is never positive
         definite). For ``H_i ⪰ 0`` the Newton step on ρ (chapter 5) divides by
         ``φ″(0) = Σ s_i u_iᵀH_i u_i``, which is positive exactly when some
-        ``u_i`` lies outside the kernel of ``H_i``: a positive-definite Hessian
+        ``u_i`` with ``s_i > 0`` (a stage's weights are 0 off its subsample) lies
+        outside the kernel of ``H_i``: a positive-definite Hessian
         is sufficient, not necessary. It is needed only for ``−H_i⁻¹g_i`` to be
         the unique minimiser of the second-order model over every ``u_i``;
         boostlib's Newton direction takes ``−H_i⁺g_i``. ``False`` when ``h = 0``
@@ -553,6 +554,9 @@ class Coordinate(Loss):
         return coordinates
 
 
+#: The losses by the name the estimators' ``loss`` takes.
+#:
+#: :meta hide-value:
 LOSSES = {
     cls.name: cls
     for cls in (

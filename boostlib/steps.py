@@ -45,7 +45,10 @@ __all__ = [
     "root_of_slope",
 ]
 
+#: The bound on every step: ``ρ`` is kept in ``[−RHO_MAX, RHO_MAX]``, so that on
+#: separable data the line search stops there instead of running off (chapter 4).
 RHO_MAX = 1e4
+#: The most iterations ``step="newton"`` makes on ``ρ`` (:func:`newton`'s ``max_iter``).
 NEWTON_MAX_ITER = 50
 # Below this a curvature (Σ s h, Σ s uᵀHu) counts as zero: no Newton step is
 # possible and the value is 0, as in scikit-learn's _safe_divide.
@@ -307,6 +310,9 @@ def constant(loss, y, F, u, sample_weight=None, learner=None, X=None):
     return 1.0, u
 
 
+#: The steps by the name the estimators' ``step`` takes.
+#:
+#: :meta hide-value:
 STEPS = {
     "line_search": line_search,
     "newton": newton,

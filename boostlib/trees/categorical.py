@@ -3,9 +3,9 @@ r"""Categorical splits: categories sorted by ``G_c/H_c``, the left set a bitset 
 A categorical feature with ``q`` categories can send any subset of them left:
 ``2^(q−1) − 1`` binary partitions. For the second-order gain with any
 ``λ ≥ 0`` (at ``λ = 0`` it is weighted least squares: Fisher, "On grouping
-for maximum homogeneity", 1958; Breiman, Friedman, Olshen and Stone,
-*Classification and Regression Trees*, 1984, Theorem 4.5) the best one never
-has to be searched for: order the categories by ``G_c/H_c`` (their mean
+for maximum homogeneity", 1958; Breiman, Friedman, Olshen and Stone prove the
+two-class counterpart, *Classification and Regression Trees*, 1984, Theorem 4.5)
+the best one never has to be searched for: order the categories by ``G_c/H_c`` (their mean
 ``Σ w z / Σ w = −G_c/H_c`` reversed; ``λ`` does not enter the order) and the
 best partition puts a prefix of that order on one side (chapter 8 proves
 it). Two provisos: when no partition has a positive gain the best one need

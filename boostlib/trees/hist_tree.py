@@ -344,9 +344,11 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             return self.tree_.predict(X)
 
     def get_n_leaves(self):
+        """The number of leaves of the fitted tree (as scikit-learn's trees say it)."""
         check_is_fitted(self)
         return self.tree_.n_leaves
 
     def get_depth(self):
+        """The depth of the fitted tree, the root at depth 0 (as scikit-learn's trees say it)."""
         check_is_fitted(self)
         return self.tree_.max_depth

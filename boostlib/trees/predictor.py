@@ -1,10 +1,11 @@
 r"""Prediction: a tree as flat arrays of nodes, walked from the root (chapter 8).
 
-Node ``k`` splits on ``feature[k]``: a row goes left when its bin is
-``≤ bin_threshold[k]`` (binned data) or its value ``≤ threshold[k]`` (raw
-data, the same rule: :mod:`~boostlib.trees.binning`), and a missing value
-goes left when ``missing_left[k]``. A categorical split sends a row left when
-its bin is in the node's left set, the bitset ``left_set[k]``
+Node ``k`` (the book's node η; ``k`` is the code's index) splits on
+``feature[k]``: a row goes left when its bin is ``≤ bin_threshold[k]`` (binned
+data) or its value ``≤ threshold[k]`` (raw data, the same rule:
+:mod:`~boostlib.trees.binning`), and a missing value goes left when
+``missing_left[k]``. A categorical split sends a row left when its bin is in
+the node's left set, the bitset ``left_set[k]``
 (:mod:`~boostlib.trees.categorical`; NaN's bin is in it when NaN goes left),
 and is walked on binned data only. Leaves have ``children_left = −1`` and
 carry the prediction in ``value[k, 0, 0]``, laid out as scikit-learn's
@@ -63,8 +64,9 @@ def apply_raw(X, feature, threshold, missing_left, children_left, children_right
 
 @njit(cache=True, nogil=True, parallel=True)
 def values_of_rows(rows, starts, stops, values, out):
-    """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l``: the training
-    rows' predictions read off the grower's partition, one leaf per thread at a time."""
+    """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l`` (the book's
+    ``j``): the training rows' predictions read off the grower's partition, one leaf
+    per thread at a time."""
     for leaf in prange(len(starts)):
         value = values[leaf]
         for k in range(starts[leaf], stops[leaf]):
