@@ -92,8 +92,8 @@ __all__ = [
 #: The floor under a scalar Hessian ``h`` and under a Hessian matrix's non-null
 #: eigenvalues in the Newton directions: they divide by ``max(h, HESSIAN_FLOOR)``.
 HESSIAN_FLOOR = 1e-12
-#: The bound on every entry of a Newton target ``z``: it is clipped to
-#: ``[−TARGET_BOUND, TARGET_BOUND]`` and keeps its weight (chapter 4, "The bounds").
+#: The bound on every entry of a Newton target ``z``, clipped to
+#: ``[−TARGET_BOUND, TARGET_BOUND]``; a clipped entry keeps its weight (chapter 4, "The bounds").
 TARGET_BOUND = 1e6
 #: Eigenvalues of a Hessian matrix below ``PINV_RTOL`` × its largest count as zero in
 #: ``H⁺``: softmax's null direction (1, …, 1) comes out of ``eigh`` as ~1e-17, not 0.

@@ -27,7 +27,8 @@ import numpy as np
 
 __all__ = ["BLOCK_ROWS", "by_row_blocks", "loop_threads"]
 
-#: Rows per block: its temporaries (a few float64 arrays of 512 KiB) stay in the CPU's cache.
+#: Rows per block, so that its temporaries (a few float64 arrays of 512 KiB) stay in the CPU's
+#: cache.
 BLOCK_ROWS = 1 << 16
 
 _THREADS = contextvars.ContextVar("boostlib_loop_threads", default=1)

@@ -45,8 +45,8 @@ __all__ = [
     "root_of_slope",
 ]
 
-#: The bound on every step: ``ρ`` is kept in ``[−RHO_MAX, RHO_MAX]``, so that on
-#: separable data the line search stops there instead of running off (chapter 4).
+#: The bound on every step, ``ρ ∈ [−RHO_MAX, RHO_MAX]``, so that on separable data
+#: the line search stops there instead of running off (chapter 4).
 RHO_MAX = 1e4
 #: The most iterations ``step="newton"`` makes on ``ρ`` (:func:`newton`'s ``max_iter``).
 NEWTON_MAX_ITER = 50
