@@ -21,8 +21,9 @@ differences are noted):
 
 * **each category is a bin**: the categories seen in training, sorted, are
   bins ``0 … q − 1`` (:class:`CategoricalBinner`); ``q ≤ max_bins``. (LightGBM
-  orders its category bins by count, most frequent first, and leaves out the
-  rare categories beyond 99 % of the rows: its ``BinMapper``.) Codes
+  orders its category bins by count, most frequent first, and its
+  ``BinMapper`` can leave rare categories out: past 99 % of the rows once
+  ``max_bin`` bins are used, or below ``min_data_in_bin`` rows.) Codes
   must be non-negative integers (NaN for missing); a pandas column of
   labels is coded first (:func:`category_codes`).
 * **NaN is a category** of the scan when the node has NaN rows: it lands on

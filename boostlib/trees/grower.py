@@ -18,8 +18,9 @@ Which splittable leaf is split next:
 A missing value met at prediction in a node that saw none of its feature in
 training follows the child with the larger ``Σ w`` (``H``; left on a tie).
 XGBoost's ``hist`` sends it right; scikit-learn's HistGradientBoosting to the
-child with more training rows when the feature had no missing value anywhere
-in training, and otherwise (as here) by the learned direction.
+child with more training rows (right on a tie) when the feature had no missing
+value anywhere in training, and otherwise right, its first scan's default,
+unless rounding makes its second scan's gain (missing values left) larger.
 
 A split is made when its gain is positive and at least ``min_split_gain``
 (XGBoost's ``gamma``, compared with the un-halved Δ as XGBoost's code
