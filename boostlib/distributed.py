@@ -507,7 +507,7 @@ class _DaskBoosting(BaseEstimator):
 
     # -- prediction -------------------------------------------------------
     def _raw_predict(self, X):
-        """``F_M(x) = F_0 + ν Σ_m u_m(x)``: dask array for dask input, numpy otherwise."""
+        """``F_M(x) = F_0 + ν Σ_m f_m(x)``: dask array for dask input, numpy otherwise."""
         check_is_fitted(self, "booster_")
         X = self._validate_X(X, reset=False)
         if not _is_dask(X):
@@ -538,7 +538,7 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
     """Boosting for regression on a Dask cluster: boostlib's loss and direction, XGBoost's trees.
 
     The model is boostlib's loop with ``step="constant"`` and a depth-limited
-    tree as the learner, ``F_M = F_0 + ν Σ_m u_m``; each tree is grown by
+    tree as the learner, ``F_M = F_0 + ν Σ_m f_m``; each tree is grown by
     ``xgboost.dask`` from ``grad = −w z``, ``hess = w`` (:func:`xgboost_objective`),
     the histograms added up across the workers (chapter 9).
 
