@@ -964,8 +964,9 @@ class BoostingClassifier(ClassifierMixin, _Boosting):
 
     Attributes are those of :class:`BoostingRegressor`, plus ``classes_``;
     with ``multiclass="per_class"`` and ``K`` classes, ``estimators_`` is an
-    object ndarray of shape ``(n_estimators_, K)`` (learner ``[m, k]`` moves
-    the score of ``classes_[k]``) and ``steps_`` has shape ``(n_estimators_, K)``.
+    object ndarray of shape ``(n_estimators_, K)`` (learner ``[m − 1, k]``, stage
+    ``m``'s for class ``k``, moves the score of ``classes_[k]``) and ``steps_`` has
+    shape ``(n_estimators_, K)``.
     """
 
     def __init__(

@@ -74,7 +74,8 @@ def relative_influence(model):
     ``î_η²`` is the gain ``Δ`` and the root's weight is its ``H``. The
     improvements come from the nodes' squared errors or gains
     (:func:`_split_improvements`), never from the leaf values, which
-    ``leaf_newton`` replaces by ``−Σg/Σh`` (for log loss these are not the
+    ``leaf_newton`` replaces by TreeBoost's (``−Σg/Σh`` where the Hessian is
+    positive, a median for absolute error; for log loss these are not the
     leaves' means of the target the tree was fitted to).
     """
     check_is_fitted(model, "estimators_")
@@ -342,7 +343,7 @@ def shap_values(model, X):
     the log-odds for ``log_loss``, half of them for the exponential loss and
     the binomial deviance)
     with path-dependent TreeSHAP (Lundberg, Erion and Lee 2018), the cover of every
-    node its training weight ``Σ w``. Rows are routed as the model routes them:
+    node its training weight ``Σ s w``. Rows are routed as the model routes them:
     ``X`` converted as ``predict`` converts it (a sparse ``X`` is made dense,
     an absent entry a 0), a missing value by each node's
     learned direction. Local accuracy holds to rounding:

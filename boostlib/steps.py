@@ -11,8 +11,8 @@ name                rule
 ==================  =====================================================
 ``line_search``     ``ρ = argmin_ρ Σ s L(y, F + ρ u)`` (root of its slope, scipy's brentq)
 ``newton``          Newton iterations on ``ρ``: ``ρ ← ρ − Σ s gᵀu / Σ s uᵀHu``
-``leaf_newton``     per leaf ``R``: ``γ_R = −Σ_R s g / Σ_R s h``; absolute
-                    error and Huber: ``γ_R = argmin_γ Σ_R s L(y, F + γ)``
+``leaf_newton``     per leaf ``R_j``: ``γ_j = −Σ_{R_j} s g / Σ_{R_j} s h``; absolute
+                    error and Huber: ``γ_j = argmin_γ Σ_{R_j} s L(y, F + γ)``
 ``constant``        ``ρ = 1``
 ==================  =====================================================
 
@@ -60,9 +60,9 @@ FLAT = 1e-12
 # convex and φ′ rises with ρ, so an overflow past a finite negative φ′ is +∞; the
 # searches read it as this, the largest float, which brentq can bracket with.
 OVERFLOW_SLOPE = float(np.finfo(np.float64).max)
-# A leaf value this close (relative to the leaf's mean |g| / h) to γ_R is γ_R
+# A leaf value this close (relative to the leaf's mean |g| / h) to γ_j is γ_j
 # up to the rounding of the tree's own sums. For squared error leaf_newton keeps
-# the least-squares tree's own values when they agree with γ_R to this: a sum
+# the least-squares tree's own values when they agree with γ_j to this: a sum
 # taken in another order can differ in the last bit, and at a later stage that
 # breaks a tie between two equally good splits differently, so the model would
 # no longer be scikit-learn's tree for tree.
@@ -205,21 +205,21 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
     """One value per tree leaf: Friedman's TreeBoost (chapter 3, eq. ``leaf-newton``).
 
     For a loss with a positive Hessian each leaf ``R`` gets one Newton step,
-    ``γ_R = −Σ_R s g / Σ_R s h`` (``−(Σ_R s H)⁺ Σ_R s g`` for a vector loss, with
+    ``γ_j = −Σ_{R_j} s g / Σ_{R_j} s h`` (``−(Σ_{R_j} s H)⁺ Σ_{R_j} s g`` for a vector loss, with
     the pseudo-inverse ``⁺`` because softmax's Hessian is singular);
     for absolute error and Huber, the leaf's exact minimiser
-    ``argmin_γ Σ_R s L(y, F + γ)`` (for absolute error the lower weighted
+    ``argmin_γ Σ_{R_j} s L(y, F + γ)`` (for absolute error the lower weighted
     median of the residuals ``y − F``, as scikit-learn computes it).
     The tree's leaf values are overwritten in place; returns ``(1, new u)``.
 
     Per class (a :class:`~boostlib.losses.Coordinate` of softmax, one tree
     per class and stage) the value is Friedman's
-    ``γ_R = (K − 1)/K · Σ_R s (−g_k) / Σ_R s p_k (1 − p_k)`` (his Algorithm 6,
+    ``γ_j = (K − 1)/K · Σ_{R_j} s (−g_k) / Σ_{R_j} s p_k (1 − p_k)`` (his Algorithm 6,
     as scikit-learn computes it).
 
     For squared error a least-squares tree fitted to ``−g = y − F`` already
-    holds ``γ_R``, the leaf's mean residual; a tree fitted to another target
-    (say ``newton_raphson``'s) gets ``γ_R``.
+    holds ``γ_j``, the leaf's mean residual; a tree fitted to another target
+    (say ``newton_raphson``'s) gets ``γ_j``.
 
     ``bag`` (boolean, shape (N,)) marks the rows that take part in the stage
     (its subsample); None: the rows of positive weight.
@@ -243,7 +243,7 @@ def leaf_newton(loss, y, F, u, sample_weight=None, learner=None, X=None, bag=Non
             Hsum = np.einsum("i,ijk->jk", s[inside], H[inside])
             values[leaf, :, 0] = -pseudo_inverse(Hsum) @ G
     elif isinstance(loss, SquaredError):
-        # the tree's own values, unless they differ from γ_R by more than rounding
+        # the tree's own values, unless they differ from γ_j by more than rounding
         n_nodes = tree.node_count
         g = loss.gradient(y, F)
         G = np.bincount(leaves, weights=s * g, minlength=n_nodes)[leaf_ids]
@@ -289,7 +289,7 @@ def _leaf_hessian(loss, y, F, neg_g):
 
 
 def _leaf_newton_value(neg_g, h, s, factor=1.0):
-    """``γ_R = −Σ_R s g / Σ_R s h`` for one leaf (chapter 3, TreeBoost, eq. ``leaf-newton``).
+    """``γ_j = −Σ_{R_j} s g / Σ_{R_j} s h`` for one leaf (chapter 3, eq. ``leaf-newton``).
 
     Written as scikit-learn writes it, a ratio of two weighted means,
     ``np.average(−g, s) / np.average(h, s)``, the numerator times ``factor``

@@ -31,10 +31,12 @@ differences are noted):
   in training (a category absent from the node, or one never seen at all
   and so coded as missing) goes where that node sends missing values, and a
   node without NaN rows sends them to the child with the larger ``Σ w``
-  (the rule of ordered features, :mod:`~boostlib.trees.grower`).
+  (the rule of ordered features, :mod:`~boostlib.trees.grower`). Here
+  scikit-learn differs: a category seen in training but absent from the node
+  goes right, and only one never seen at all is treated as missing.
 * **the sort key** is ``G_c/(H_c + β)`` with ``β = categorical_smoothing``:
   ``β = 0`` is the exact rule above. With ``β > 0`` a category whose
-  ``H_c`` (in rows: ``H_c · N_η/H``, ``N_η`` the node's rows) is below ``β``
+  ``H_c`` (in rows: ``H_c · n_η/H``, ``n_η`` the node's rows) is below ``β``
   takes no part in the scan
   and stays on the right, and the means of the others shrink towards 0.
   scikit-learn fixes ``β = 10`` (its ``MIN_CAT_SUPPORT``); LightGBM calls
@@ -243,7 +245,7 @@ def sorted_categories(hist_j, n_bins_j, missing_bin, total_n, total_w, smoothing
     """The bins of the categories that take part in the scan, ordered by ``G_c/(H_c + β)``.
 
     A category takes part when the node has rows of it and, with ``β > 0``
-    (``smoothing``), ``H_c · N_η/H ≥ β`` (scikit-learn's support rule). NaN's bin is a category
+    (``smoothing``), ``H_c · n_η/H ≥ β`` (scikit-learn's support rule). NaN's bin is a category
     like the others. Ties keep the order of the bins (a stable sort).
     """
     used = np.empty(n_bins_j + 1, dtype=np.intp)

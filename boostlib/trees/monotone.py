@@ -112,8 +112,8 @@ def children_bounds(constraint, lower, upper, value_left, value_right):
     """The intervals ``(lower_L, upper_L), (lower_R, upper_R)`` of a split's two children.
 
     A split on an unconstrained feature passes ``[lower, upper]`` to both;
-    on a constrained one the interval is cut at ``m = (γ_L + γ_R)/2``: for
-    +1 the left child gets ``[lower, m]`` and the right ``[m, upper]``, for
+    on a constrained one the interval is cut at ``γ_mid = (γ_L + γ_R)/2``: for
+    +1 the left child gets ``[lower, γ_mid]`` and the right ``[γ_mid, upper]``, for
     −1 the other way round.
     """
     if constraint == 0:
