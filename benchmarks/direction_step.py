@@ -197,7 +197,8 @@ def matched_learning_rate(loss, X, y, reference=("gradient", "leaf_newton"), rul
     Both are fitted for ``stages`` stages at ``learning_rate`` on ``(X, y)``; a
     stage moves ``F`` by ``ν ρ u``, so the step scales with ν and the matched
     value is ``learning_rate × (mean step of reference) / (mean step of rule)``
-    (chapter 5 matched the line search to the single Newton step the same way).
+    (chapter 5 instead ran the line search at fixed smaller learning rates beside the single
+    Newton step).
     """
     fitted = {}
     for name, (direction, step) in {"reference": reference, "rule": ("gradient", rule)}.items():

@@ -45,7 +45,9 @@ learners of a stage in class order), after the subsample of that stage is drawn
 from it — so the same configuration reproduces
 ``GradientBoostingRegressor``/``Classifier`` exactly, for the losses both
 define alike (``huber`` differs: boostlib's ``δ`` is fixed, scikit-learn's is
-reset at every stage to a quantile of ``|y − F|``; and on two classes
+reset at every stage to a quantile of ``|y − F|``, and scikit-learn starts from the
+median and gives each leaf Friedman's one-step value where boostlib starts from the
+best constant and solves each leaf exactly; and on two classes
 ``log_loss`` and ``exponential`` keep the start's probability in
 ``[1e-15, 1 − 1e-15]``, where scikit-learn clips at float64's eps, so a fit whose
 weighted class share is below 1e-15 starts elsewhere).
@@ -761,7 +763,7 @@ class BoostingRegressor(RegressorMixin, _Boosting):
     ----------
     loss : str or Loss, default="squared_error"
         ``"squared_error"``, ``"absolute_error"``, ``"huber"`` or, for a
-        two-dimensional ``y``, ``"quadratic"`` (Damião's ``(y − f)ᵀ(y − f)``);
+        two-dimensional ``y``, ``"quadratic"`` (Damião's quadratic loss, ``(y − F)ᵀ(y − F)``);
         or a :class:`~boostlib.losses.Loss` instance.
     direction : str or callable, default="gradient"
         What the learner is fitted to: ``"gradient"``, ``"newton"``,

@@ -131,7 +131,8 @@ def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regular
     ``l2_regularization`` is ``λ``. Scans
     every boundary "bins ``≤ s`` go left", with the node's NaN rows on the
     right and then on the left; a strictly larger gain replaces the best so
-    far, so ties go to the lower feature, the lower bin, NaN on the right.
+    far, so ties go to the lower feature, then to NaN on the right (every bin of
+    that scan comes first), then to the lower bin.
     With NaN rows in the node, "every non-missing row left, NaN right" is a
     candidate too. ``bounds``, under monotone constraints, is
     ``(monotonic_cst, lower, upper, γ_node)``: the gains are then
