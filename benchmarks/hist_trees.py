@@ -34,7 +34,11 @@ for a core: such a row is flagged ``contended`` (the machine was not quiet).
 rows, on one thread and on every core, with a clock around each kernel the
 grower calls: histograms (built from rows, and by subtraction), the split
 scan, the partition, the rest of the grower, and for comparison the walk of
-every training row down the tree (prediction), which the fit itself avoids.
+every training row down the tree (prediction), which the fit itself avoids;
+then the fit's work outside the trees, per stage: the stage loop's own (loss,
+gradient, Hessian, step, the update of ``F``: a clock around the loop less
+its trees and ``F_0``), the binning, and the rest of ``fit`` (checks of the
+input, ``F_0``), both once per fit and spread over the stages.
 
 **Compilation.** numba compiles boostlib's kernels on first use and caches
 them on disk (``cache=True``). Two fresh processes, the first with an empty
@@ -266,12 +270,16 @@ def profile(n_train, threads, n_estimators=20):
     Seconds per tree (the mean over ``n_estimators`` stages after a warm-up fit) for the
     histograms built from rows, those made by subtraction, the split scan, the
     partition and the rest of the grower's work; and for comparison the walk of every
-    training row down each tree (what ``fit_predict`` avoids), the binning (once per
-    fit) and the loop's own work around the trees (loss, gradient, Hessian, F).
+    training row down each tree (what ``fit_predict`` avoids); the stage loop's own
+    work around the trees (loss, gradient, Hessian, step, F: ``_boost`` less its trees
+    and ``F_0``), and the work done once per fit, spread over the stages: the binning,
+    and the rest (checks of the input, ``F_0``: the whole fit less ``_boost``, the
+    binning, plus ``F_0``).
     """
     import time
 
     from boostlib import BoostingClassifier, HistTreeRegressor
+    from boostlib.boosting import _Boosting
     from boostlib.trees import grower
 
     X, y, _, _ = load(n_train)
@@ -296,6 +304,9 @@ def profile(n_train, threads, n_estimators=20):
     fit_predict, bin_ = HistTreeRegressor.fit_predict, HistTreeRegressor.bin
     HistTreeRegressor.fit_predict = clocked("tree", fit_predict)
     HistTreeRegressor.bin = clocked("binning (once per fit)", bin_)
+    boost, fit_init = _Boosting._boost, _Boosting._fit_init
+    _Boosting._boost = clocked("stages", boost)
+    _Boosting._fit_init = clocked("F_0", fit_init)
     try:
         def fit():
             return BoostingClassifier(
@@ -313,6 +324,7 @@ def profile(n_train, threads, n_estimators=20):
         for name, kernel in originals.items():
             setattr(grower, name, kernel)
         HistTreeRegressor.fit_predict, HistTreeRegressor.bin = fit_predict, bin_
+        _Boosting._boost, _Boosting._fit_init = boost, fit_init
     binned = fitted.binner_.transform(X)
     start = time.perf_counter()
     for tree in fitted.estimators_:
@@ -327,13 +339,13 @@ def profile(n_train, threads, n_estimators=20):
              "share_of_tree": seconds / tree} for phase, seconds in per_tree.items()]
     rows.append({"part": "for comparison", "phase": "prediction (every training row walked)",
                  "seconds_per_tree": walk, "share_of_tree": walk / tree})
-    outside = total - clocks["tree"] - clocks["binning (once per fit)"]
-    rows += [{"part": "fit", "phase": "binning (once per fit)",
-              "seconds_per_tree": clocks["binning (once per fit)"] / n_estimators,
-              "share_of_tree": clocks["binning (once per fit)"] / n_estimators / tree},
-             {"part": "fit", "phase": "loop around the trees (loss, g, h, F)",
-              "seconds_per_tree": outside / n_estimators,
-              "share_of_tree": outside / n_estimators / tree}]
+    loop = clocks["stages"] - clocks["tree"] - clocks["F_0"]
+    once = total - clocks["stages"] + clocks["F_0"] - clocks["binning (once per fit)"]
+    rows += [{"part": "fit", "phase": phase, "seconds_per_tree": seconds / n_estimators,
+              "share_of_tree": seconds / n_estimators / tree} for phase, seconds in (
+        ("loop around the trees (loss, g, h, step, F)", loop),
+        ("binning (once per fit)", clocks["binning (once per fit)"]),
+        ("rest of the fit (checks, F_0; once per fit)", once))]
     return [dict(row, n_train=n_train, threads=threads, stages=n_estimators) for row in rows]
 
 
@@ -366,6 +378,22 @@ def seed000(repeat=3):
             for variant, name in cases]
 
 
+def write_profile(profile_size=PROFILE_SIZE):
+    """``hist_trees_profile.csv``: :func:`profile` on one thread and on every core, each in
+    its own process (also alone: ``python benchmarks/hist_trees.py --profile-only``)."""
+    make_pool(profile_size)
+    harness.write_csv(f"{NAME}_profile", [
+        row for k in sorted({1, cores()})
+        for row in _in_subprocess("--profile", profile_size, k)], notes=[
+        "boostlib's fit (newton, constant step, depth-3 HistTreeRegressor, lr 0.1) on the"
+        " first n_train rows of the pool, after a warm-up fit, each thread count in its own"
+        " process: wall seconds per tree (mean over 'stages' stages) inside each kernel the"
+        " grower calls; prediction = tree.predict of every training row (binned), which"
+        " fit_predict avoids; outside the trees, per stage: the stage loop less its trees"
+        " and F_0 (loss, g, h, step, F), the binning and the rest of the fit (checks, F_0),"
+        " the last two once per fit"])
+
+
 def run(quick=False):
     sizes = SIZES[:2] if quick else SIZES
     thread_sizes = sizes[-1:] if quick else THREAD_SIZES
@@ -394,15 +422,7 @@ def run(quick=False):
         "CPU and wall seconds of a fresh process importing boostlib and fitting small models"
         " that call every kernel, on every core: first with an empty NUMBA_CACHE_DIR, then"
         " reusing it"])
-    profile_size = thread_sizes[0] if quick else PROFILE_SIZE
-    harness.write_csv(f"{NAME}_profile", [
-        row for k in sorted({1, cores()})
-        for row in _in_subprocess("--profile", profile_size, k)], notes=[
-        "boostlib's fit (newton, constant step, depth-3 HistTreeRegressor, lr 0.1) on the"
-        " first n_train rows of the pool, after a warm-up fit, each thread count in its own"
-        " process: wall seconds per tree (mean over 'stages' stages) inside each kernel the"
-        " grower calls; prediction = tree.predict of every training row (binned), which"
-        " fit_predict avoids; binning and the loop around the trees per stage of the fit"])
+    write_profile(thread_sizes[0] if quick else PROFILE_SIZE)
     harness.write_csv(f"{NAME}_seed000", seed000(repeat=1 if quick else 3), notes=[
         "seed 000: binomial_deviance, init=learner, init_step=constant, line search, lr 0.1,"
         " 100 depth-3 trees (n_jobs=1), load_split('hastie', 0); cpu_s = time.process_time"
@@ -475,5 +495,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--profile":
         set_threads(int(sys.argv[3]))
         print(json.dumps(profile(int(sys.argv[2]), int(sys.argv[3]))))
+    elif sys.argv[1] == "--profile-only":
+        write_profile()
     elif sys.argv[1] == "--tiny":
         print(json.dumps(tiny()))
