@@ -88,7 +88,7 @@ class DescentPath:
 def minimise_along(phi, slope=None, guess=1.0):
     r"""``argmin_{ρ ≥ 0} φ(ρ)`` for a function ``φ`` of the step size alone.
 
-    The line search of chapters 1 and 2, ``φ(ρ) = Φ(P − ρ g)``. The minimum
+    The line search of chapter 1, ``φ(ρ) = Φ(P − ρ g)``. The minimum
     is the global one when ``φ`` is unimodal, as it is for convex ``Φ``.
 
     Without ``slope``: starting at ``ρ = guess``, the step is halved until
@@ -105,7 +105,8 @@ def minimise_along(phi, slope=None, guess=1.0):
 
     Returns ``0.0`` when no ``ρ > 0`` lowers ``φ`` (``g`` is zero or not a
     descent direction). Raises ``ValueError`` when ``φ`` still falls at
-    ``ρ = guess · 2**200``: the infimum is not attained (for example
+    ``2**200`` times the first step that lowered it (``guess · 2**200`` with
+    ``slope``): the infimum is not attained (for example
     logistic regression on separable data).
     """
     if not (np.isfinite(guess) and guess > 0):

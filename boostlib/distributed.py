@@ -9,15 +9,15 @@ numbers ``grad`` and ``hess``: a leaf ``R`` gets the value
 
 .. math:: \text{grad} = -w z, \qquad \text{hess} = w
 
-the leaf value is ``Σ_R wz / (Σ_R w + λ)``, the weighted mean of the
-targets when ``λ = 0``, and the gain is the drop in weighted squared error
-``Σ w (z − u)²``: the tree XGBoost grows is the weighted least-squares tree
-that boostlib's loop fits to ``(z, w)`` (chapter 9, eq. ``objective-identity``),
-taken with the step ``ρ = 1`` (``step="constant"``). So every direction a
-loss admits is an XGBoost objective (:func:`xgboost_objective`), and through
+the leaf value is ``Σ_{R_j} wz / (Σ_{R_j} w + λ)``, and with ``λ = 0`` it is the
+weighted mean of the targets and the gain is the drop in weighted squared error
+``Σ w (z − u)²`` (with ``λ > 0``, in the penalised one): the tree XGBoost grows is the weighted
+least-squares tree that boostlib's loop fits to ``(z, w)`` (chapter 9, eq.
+``objective-identity``), taken with the step ``ρ = 1`` (``step="constant"``). So every
+direction a loss admits is an XGBoost objective (:func:`xgboost_objective`), and through
 ``xgboost.dask`` it trains on a Dask cluster (:class:`DaskBoostingClassifier`,
-:class:`DaskBoostingRegressor`: every loss but the absolute error, whose
-start, the median of ``y``, is not a one-pass sum; each tree taken with ``ρ = 1``).
+:class:`DaskBoostingRegressor`: every loss but the absolute error, whose start, the
+median of ``y``, is not a one-pass sum; each tree taken with ``ρ = 1``).
 
 **Why it distributes.** ``grad`` and ``hess`` of a sample depend only on that
 sample's label and score, so every worker computes them for its own rows.
@@ -199,7 +199,7 @@ def xgboost_objective(loss, direction="newton"):
     ``boostlib.directions.DIRECTIONS`` or a function ``(loss, y, F) → (z, w)``
     of per-sample values) of ``loss`` (a name or a :class:`~boostlib.losses.Loss`).
     See :class:`XGBoostObjective`. ``ValueError`` for a step name (which
-    needs global data, see :data:`GLOBAL_STEPS`) or a direction the loss does
+    needs global data, see ``GLOBAL_STEPS`` in its source) or a direction the loss does
     not support.
     """
     return XGBoostObjective(loss, direction)

@@ -73,7 +73,7 @@ def relative_influence(model):
     ``feature_importances_`` report. For a :class:`~boostlib.trees.HistTreeRegressor`
     ``î_η²`` is the gain ``Δ`` and the root's weight is its ``H``. The
     improvements come from the nodes' squared errors or gains
-    (:func:`_split_improvements`), never from the leaf values, which
+    (``_split_improvements``), never from the leaf values, which
     ``leaf_newton`` replaces by TreeBoost's (``−Σg/Σh`` where the Hessian is
     positive, a median for absolute error; for log loss these are not the
     leaves' means of the target the tree was fitted to).

@@ -63,7 +63,9 @@ def binning_seed(random_state):
 
 
 def find_thresholds(values, max_bins):
-    """Thresholds ``θ_0 < … < θ_{B−2}`` for one feature's non-missing ``values`` (``B ≤ max_bins``).
+    """Increasing thresholds for one feature's non-missing ``values``, one fewer than its bins.
+
+    At most ``max_bins − 1`` of them (so at most ``max_bins`` bins besides the missing one).
 
     Midpoints between distinct values when there are at most ``max_bins`` of
     them, otherwise the midpoint-interpolated ``s/max_bins`` percentiles (``s = 1 … max_bins − 1``).
@@ -127,7 +129,7 @@ def map_to_bins(X, thresholds, n_thresholds, missing_bin, bins):
 
     Feature ℓ is the code's ``j``.
     ``thresholds`` (n_features, max_bins − 1) holds feature ℓ's in its first
-    ``n_thresholds[j]`` entries. The thresholds below ``x``'s cell (:func:`_cell`)
+    ``n_thresholds[j]`` entries. The thresholds below ``x``'s cell (``_cell``)
     are counted by a table; the search runs over those in the cell only. ``X``
     is read row by row, as it is stored, and the rows are shared out among the
     threads (each row's bins are its own).

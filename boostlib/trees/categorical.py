@@ -362,7 +362,7 @@ def left_bins(hist_j, n_bins_j, missing_bin, total_n, total_w, smoothing, code,
     """The bins going left (bool, ``missing_bin + 1``) for the partition ``code``.
 
     The sorted categories' prefix (``code > 0``) or suffix (``code < 0``) of
-    :func:`_best_split_of_categorical_feature`; the other categories with rows
+    ``_best_split_of_categorical_feature``; the other categories with rows
     in the node go right; categories without rows in the node, and NaN when
     the node has none, go where ``missing_left`` says.
     """

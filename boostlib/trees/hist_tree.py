@@ -1,10 +1,10 @@
 r"""``HistTreeRegressor``: XGBoost's second-order tree as a scikit-learn regressor (chapter 8).
 
-Fitted to a target ``z`` with sample weights ``w`` it minimises the penalised
-weighted least squares ``Σ_i w_i (z_i − f(x_i))² + λ Σ_j γ_j²`` (``γ_j`` the
-value of leaf ``j``) over trees grown
-on binned features. Inside the boosting loop with ``direction="newton"``
-(``z = −g/h``, ``w = h``) that *is* XGBoost's tree: ``Σ w z = −G`` and
+Fitted to a target ``z`` with sample weights ``w`` it grows, greedily, split by
+split, a tree on binned features that lowers the penalised weighted least squares
+``Σ_i w_i (z_i − f(x_i))² + λ Σ_j γ_j²`` (``γ_j`` the value of leaf ``j``), and
+gives every leaf the value that minimises it. Inside the boosting loop with
+``direction="newton"`` (``z = −g/h``, ``w = h``) that *is* XGBoost's tree: ``Σ w z = −G`` and
 ``Σ w = H``, so the leaf values are ``−G/(H + λ)`` and the splits maximise
 XGBoost's gain (:mod:`~boostlib.trees.splitting`).
 
