@@ -127,8 +127,9 @@ def partition(rows, start, stop, column, bin_threshold, missing_left, missing_bi
     ``left_bins`` (bool per bin, :mod:`~boostlib.trees.categorical`) holds its
     bin. Either rule is read as a table, one entry per bin. Stable: each side keeps its order.
     ``buffer`` holds at least ``stop − start`` rows. A large slice is cut into
-    one chunk per thread, each partitioned on its own and the pieces put
-    together in chunk order: the same rows in the same places as one thread.
+    chunks of at least ``PARALLEL_PARTITION_ROWS`` rows, at most one per thread,
+    each partitioned on its own and the pieces put together in chunk order: the
+    same rows in the same places as one thread.
     """
     if left_bins is None:
         left_bins = np.arange(missing_bin + 1) <= bin_threshold
