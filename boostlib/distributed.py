@@ -375,8 +375,8 @@ class _DaskBoosting(BaseEstimator):
             "verbosity": 0,
         }
         if n_outputs > 1:
-            # one tree with a vector in each leaf per stage, as BoostingClassifier fits one
-            # multi-output tree; its gain Σ_k G_k²/(H + λ) is the multi-output squared error
+            # one tree with a vector in each leaf per stage, as BoostingClassifier(multiclass=
+            # "joint") fits one multi-output tree; its gain Σ_k G_k²/(H + λ) is the multi-output squared error
             params["multi_strategy"] = "multi_output_tree"
             if self._is_classifier():
                 params["num_class"] = n_outputs
