@@ -376,7 +376,8 @@ class _DaskBoosting(BaseEstimator):
         }
         if n_outputs > 1:
             # one tree with a vector in each leaf per stage, as BoostingClassifier(multiclass=
-            # "joint") fits one multi-output tree; its gain Σ_k G_k²/(H + λ) is the multi-output squared error
+            # "joint") fits one multi-output tree; its gain Σ_k G_k²/(H + λ) is the multi-output
+            # squared error
             params["multi_strategy"] = "multi_output_tree"
             if self._is_classifier():
                 params["num_class"] = n_outputs
