@@ -11,9 +11,12 @@ numbers ``grad`` and ``hess``: a leaf ``R`` gets the value
 
 the leaf value is ``Σ_{R_j} wz / (Σ_{R_j} w + λ)``, and with ``λ = 0`` it is the
 weighted mean of the targets and the gain is the drop in weighted squared error
-``Σ w (z − u)²`` (with ``λ > 0``, in the penalised one): the tree XGBoost grows is the weighted
-least-squares tree that boostlib's loop fits to ``(z, w)`` (chapter 9, eq.
-``objective-identity``), taken with the step ``ρ = 1`` (``step="constant"``). So every
+``Σ w (z − u)²`` (with ``λ > 0``, in the penalised one): over its bins, the tree
+XGBoost grows is the weighted least-squares tree of ``(z, w)`` (chapter 9, eq.
+``objective-identity``), taken with the step ``ρ = 1`` (``step="constant"``). It is
+the tree boostlib's loop fits only when every feature value has a bin of its own,
+``min_child_weight`` never binds, no best split gains 1e-6 or less and no tie is
+broken differently (chapter 9). So every
 direction a loss admits is an XGBoost objective (:func:`xgboost_objective`), and through
 ``xgboost.dask`` it trains on a Dask cluster (:class:`DaskBoostingClassifier`,
 :class:`DaskBoostingRegressor`: every loss but the absolute error, whose start, the
