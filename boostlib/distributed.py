@@ -2,10 +2,11 @@ r"""Beyond one machine: boostlib's losses and directions on XGBoost and Dask (ch
 
 A direction turns the loss's derivatives into a target ``z`` and a weight
 ``w`` (:mod:`boostlib.directions`). XGBoost grows each tree from per-sample
-numbers ``grad`` and ``hess``: a leaf ``R`` gets the value
-``−Σ_R grad / (Σ_R hess + λ)`` and a split the gain
-``G_L²/(H_L + λ) + G_R²/(H_R + λ) − G²/(H + λ)`` with ``G = Σ grad``,
-``H = Σ hess`` (Chen & Guestrin 2016; chapter 4, "XGBoost"). With
+numbers ``grad`` and ``hess``: a leaf ``R_j`` gets the value
+``−Σ grad / (Σ hess + λ)`` over its rows and a split the gain
+``(Σ_L grad)²/(Σ_L hess + λ) + (Σ_R grad)²/(Σ_R hess + λ) − (Σ grad)²/(Σ hess + λ)``
+(Chen & Guestrin 2016; chapter 4, "XGBoost"; these are the sums ``G``, ``H`` of
+``g`` and ``h`` only where ``grad = g`` and ``hess = h``, the ``newton`` direction). With
 
 .. math:: \text{grad} = -w z, \qquad \text{hess} = w
 
@@ -572,7 +573,8 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
     l2_regularization : float, default=0.0
         XGBoost's ``λ``: leaf values ``Σwz / (Σw + λ)``; 0 gives boostlib's leaves.
     min_child_weight : float, default=1e-3
-        Least ``Σ w`` (XGBoost's hessian sum) in a child of a split.
+        Least ``Σ s w`` (XGBoost's hessian sum, with the sample weights ``s``) in a
+        child of a split.
     max_bins : int, default=256
         Histogram bins per feature (XGBoost's ``max_bin``).
     client : distributed.Client or None, default=None
