@@ -28,7 +28,7 @@ sample's label and score, so every worker computes them for its own rows.
 The split search needs, per node, feature and histogram bin, the sums of
 ``grad`` and ``hess``; sums over rows add across workers, so the workers
 build histograms of their rows and only those are added up (an allreduce):
-rows never travel, only ``2 × bins × features`` numbers per node.
+rows never travel during training, only ``2 × bins × features`` numbers per node.
 
 **What it cannot take.** A step chosen after the tree is grown: the line
 search (``argmin_ρ Σ L(y, F + ρu)``), the Newton step on ``ρ``, TreeBoost's
@@ -162,8 +162,8 @@ class XGBoostObjective:
 
     With the direction's target ``z`` and weight ``w`` at ``F = predt``,
     ``grad = −s w z`` and ``hess = s w``, where ``s`` are the DMatrix's sample
-    weights (1 if it has none): XGBoost's leaf ``Σ s w z / (Σ s w + λ)`` is then
-    the leaf of the weighted least-squares tree of boostlib's loop (chapter 9,
+    weights (1 if it has none): XGBoost's leaf ``Σ s w z / (Σ s w + λ)`` is then,
+    with ``λ = 0``, the leaf of the weighted least-squares tree of boostlib's loop (chapter 9,
     eq. ``objective-identity``). For a vector loss ``predt``, ``grad`` and
     ``hess`` have XGBoost's multi-output shape ``(n, K)``; column ``k`` of
     ``grad`` is ``−s w z_k``, and every column of ``hess`` is the sample's one
