@@ -89,9 +89,9 @@ __all__ = [
     "xgboost_objective",
 ]
 
-#: Why each of boostlib's steps cannot be given to XGBoost with a custom objective, as the
-#: ``ValueError`` says it. The objective is called before each tree, never after it, so
-#: every tree is taken as grown (ρ = 1).
+#: Why each step that is set after the tree cannot be given to XGBoost with a custom
+#: objective, as the ``ValueError`` says it. The objective is called before each tree, never
+#: after it, so every tree is taken as grown (ρ = 1).
 GLOBAL_STEPS = {
     "line_search": (
         "the line search minimises Σ L(y, F + ρu) over ρ after the tree is grown. Each trial ρ "
@@ -111,7 +111,6 @@ GLOBAL_STEPS = {
         "absolute error, XGBoost's built-in objective='reg:absoluteerror' sets the leaves after "
         "the tree)"
     ),
-    "constant": "ρ = 1 is what XGBoost takes for every tree",
 }
 #: Losses whose optimal constant depends on ``y`` only through its (column) mean, in the
 #: loss's label convention: the cluster sends back one row of means.
@@ -129,10 +128,19 @@ NO_CLIENT = (
 def _check_direction(loss, direction):
     """``ValueError`` for a direction that cannot be an objective, saying why."""
     if isinstance(direction, str) and direction in STEPS and direction not in DIRECTIONS:
+        choose = f"Choose a direction from {sorted(DIRECTIONS)}."
+        if direction not in GLOBAL_STEPS:  # 'constant'
+            raise ValueError(
+                f"direction={direction!r} is a step, not a direction: ρ = 1 is the step every "
+                f"tree already takes here, as in XGBoost. {choose}"
+            )
+        if direction == "leaf_newton" and isinstance(loss, SquaredError):
+            choose += (" For the squared error h = 1, so TreeBoost's −Σg/Σh is the mean "
+                       "residual, the least-squares leaf the gradient tree already has: "
+                       "direction='gradient' is TreeBoost here.")
         raise ValueError(
             f"direction={direction!r} is a step, not a direction, and cannot be distributed "
-            f"this way: {GLOBAL_STEPS.get(direction, 'XGBoost takes ρ = 1')}. "
-            f"Choose a direction from {sorted(DIRECTIONS)}."
+            f"this way: {GLOBAL_STEPS[direction]}. {choose}"
         )
     if isinstance(direction, str) and direction in ("newton", "newton_unweighted"):
         _require_curvature(loss, direction)
@@ -202,9 +210,10 @@ def xgboost_objective(loss, direction="newton"):
     ``grad = −w z`` and ``hess = w`` from boostlib's ``direction`` (a name in
     ``boostlib.directions.DIRECTIONS`` or a function ``(loss, y, F) → (z, w)``
     of per-sample values) of ``loss`` (a name or a :class:`~boostlib.losses.Loss`).
-    See :class:`XGBoostObjective`. ``ValueError`` for a step name (which
-    needs global data, see ``GLOBAL_STEPS`` in its source) or a direction the loss does
-    not support.
+    See :class:`XGBoostObjective`. ``ValueError`` for a step name (a step set
+    after the tree has no hook in a custom objective, see ``GLOBAL_STEPS`` in its
+    source; ``"constant"``, ρ = 1, is the step every tree takes) or a direction the
+    loss does not support.
     """
     return XGBoostObjective(loss, direction)
 
@@ -278,12 +287,17 @@ def _is_dask(data):
 
 
 def _dask_frame_to_array(data):
-    """A dask DataFrame or Series as a dask array with known chunk sizes."""
+    """A dask DataFrame or Series as a dask array with known chunk sizes.
+
+    Optimised first: a frame read from files may be read in fewer partitions
+    once dask sees that only some columns are needed (parquet files merged),
+    and the chunk sizes must be counted on the partitions the array is made of.
+    """
     import pandas as pd
 
     if isinstance(getattr(data, "dtype", None), pd.api.extensions.ExtensionDtype):
         data = data.astype(object)  # pandas' string labels: dask arrays take object
-    return data.to_dask_array(lengths=True)
+    return data.optimize().to_dask_array(lengths=True)
 
 
 def _scatter_rows(client, arrays):
@@ -396,7 +410,7 @@ class _DaskBoosting(BaseEstimator):
         names = None
         if _is_dask(X) and hasattr(X, "columns"):  # a dask DataFrame
             names = np.asarray(X.columns, dtype=object)
-            X = X.to_dask_array(lengths=True if reset else None)
+            X = _dask_frame_to_array(X) if reset else X.to_dask_array()
         elif _is_dask(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-dimensional, got a dask array of shape {X.shape}")
@@ -573,7 +587,7 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
     l2_regularization : float, default=0.0
         XGBoost's ``λ``: leaf values ``Σwz / (Σw + λ)``; 0 gives boostlib's leaves.
     min_child_weight : float, default=1e-3
-        Least ``Σ s w`` (XGBoost's hessian sum, with the sample weights ``s``) in a
+        Least ``Σ w`` (XGBoost's hessian sum; ``fit`` takes no sample weights) in a
         child of a split.
     max_bins : int, default=256
         Histogram bins per feature (XGBoost's ``max_bin``).

@@ -169,9 +169,15 @@ def test_single_machine_xgboost_with_the_objective_is_boostlibs_loop(direction, 
 
 
 def test_objective_refuses_steps_and_unsupported_directions():
-    for step in ("line_search", "leaf_newton", "constant"):
+    for step in ("line_search", "leaf_newton"):
         with pytest.raises(ValueError, match="is a step, not a direction, and cannot be distr"):
             xgboost_objective("log_loss", step)
+    with pytest.raises(ValueError, match="is a step, not a direction: ρ = 1 is the step every"):
+        xgboost_objective("log_loss", "constant")
+    with pytest.raises(ValueError, match="direction='gradient' is TreeBoost here"):
+        xgboost_objective("squared_error", "leaf_newton")
+    with pytest.raises(ValueError, match=r"'newton_unweighted'\]\.$"):  # not for the log loss
+        xgboost_objective("log_loss", "leaf_newton")
     with pytest.raises(ValueError, match="line search minimises Σ L"):
         xgboost_objective("squared_error", "line_search")
     with pytest.raises(ValueError, match="absolute error and Huber.s loss, the minimiser of the"):
@@ -356,6 +362,24 @@ def test_dask_arrays_frames_and_numpy_give_one_model(client):
     proba = on_dask.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
     np.testing.assert_array_equal(on_dask.predict(X), on_dask.classes_[proba.argmax(axis=1)])
+
+
+def test_parquet_frames_fit_as_numpy_does(client, tmp_path):
+    # chapter 9's "On a real cluster" pattern: one column of a parquet frame is read from
+    # fewer partitions than the whole frame (dask merges small files when it reads less)
+    X, y = integer_data(n=400)
+    table = pd.DataFrame(X, columns=list("pqrst")).assign(label=y)
+    for part in range(4):
+        table.iloc[100 * part:100 * (part + 1)].to_parquet(tmp_path / f"part{part}.parquet")
+    frame = dd.read_parquet(str(tmp_path / "*.parquet"))
+    kwargs = dict(n_estimators=5, max_depth=2, client=client)
+    on_frame = DaskBoostingClassifier(**kwargs).fit(frame.drop(columns="label"), frame["label"])
+    on_numpy = DaskBoostingClassifier(**kwargs).fit(X, y)
+    np.testing.assert_allclose(on_frame.decision_function(X), on_numpy.decision_function(X),
+                               atol=1e-6)
+    with client.as_current():
+        predicted = on_frame.predict(frame.drop(columns="label")).compute()
+    np.testing.assert_array_equal(predicted, on_numpy.predict(X))
 
 
 def test_binary_dask_outputs_have_the_shapes_of_numpy_outputs(client):
