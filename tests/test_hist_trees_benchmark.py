@@ -67,3 +67,25 @@ def test_profile_clocks_every_kernel_and_puts_them_back(tmp_path, monkeypatch):
     assert (tree.seconds_per_tree > 0).all()
     np.testing.assert_allclose(tree.share_of_tree.sum(), 1.0)
     assert set(rows.threads) == {1} and set(rows.n_train) == {400}
+
+
+def test_compile_times_are_medians_of_pairs_each_with_a_fresh_cache(monkeypatch):
+    caches, seen = [], set()
+
+    def fake(*args, env):
+        assert args == ("--tiny",) and "OMP_NUM_THREADS" not in env
+        cache = env["NUMBA_CACHE_DIR"]
+        first = cache not in seen  # the first process of a pair finds the cache empty
+        seen.add(cache)
+        caches.append(cache)
+        cpu = {0: 20.0, 1: 14.0, 2: 15.0}[len(seen) - 1] if first else 2.0 + len(seen)
+        return {"cpu_s": cpu, "wall_s": cpu + 0.5, "threads": 2}
+
+    monkeypatch.setattr(hist_trees, "_in_subprocess", fake)
+    row = hist_trees.compile_times(repeat=3)
+    assert len(caches) == 6 and len(set(caches)) == 3  # three pairs, a cache each
+    assert caches[0] == caches[1] and caches[2] == caches[3]
+    assert row["first_process_s"] == 15.0 and row["cached_process_s"] == 4.0
+    assert row["first_process_wall_s"] == 15.5 and row["cached_process_wall_s"] == 4.5
+    assert (row["first_process_min_s"], row["first_process_max_s"]) == (14.0, 20.0)
+    assert row["repeats"] == 3 and row["threads"] == 2
