@@ -198,7 +198,7 @@ def newton(loss, y, F):
     while every class probability is above ``PINV_RTOL`` (for K = 3, class
     scores less than about 22 apart), where the two guards of ``_eigen`` (used
     by :func:`vector_newton` and :func:`pseudo_inverse`) change no real
-    eigenvalue. (The shift: once one probability is within about 1e-6 of 1,
+    eigenvalue. (The shift: once one probability is within about 3e-7 of 1,
     the rounding of the null eigenvalue can exceed ``PINV_RTOL`` times the
     largest, and it is floored rather than dropped; at scores (17.5, 0, 0)
     with the first class true every entry is about 2e-5 off.) Further out an
