@@ -4,7 +4,9 @@ Both are the same loop, the update of Lei Mao's *Gradient Boosting Machine* with
 line search:
 
 * **parameter space** (chapter 1): the model is ``F(x; P)``, the objective
-  ``Φ(P) = E[L(y, F(x; P))]``; ``g_t = ∇Φ(P_{t−1})`` (eq. ``param-gradient``),
+  ``Φ(P) = E[L(y, F(x; P))]``, which the code has as its training mean
+  ``(1/N) Σ_i L(y_i, F(x_i; P))`` (chapter 1's eq. ``param-empirical``);
+  ``g_t = ∇Φ(P_{t−1})`` (eq. ``param-gradient``),
   ``P_t = P_{t−1} − ρ_t g_t`` (eq. ``param-update``).
 * **function space** (chapter 2): the parameters are the values ``F(x_i)`` at
   the ``N`` training points; at stage ``m``, ``g_m(x_i) = ∂L(y_i, F)/∂F`` at
@@ -14,8 +16,10 @@ line search:
 Chapter 1 counts the steps of parameter descent by ``t``; chapter 2 counts the
 stages in function space by ``m``, as boosting does. In both the step is the
 exact line search, ``ρ_t = argmin_ρ Φ(P_{t−1} − ρ g_t)`` (eq.
-``param-line-search``) and ``ρ_m = argmin_ρ Φ(F_{m−1} − ρ g_m)`` (eq.
-``function-line-search``), unless a fixed step ``ρ`` is given.
+``param-line-search``, ``Φ`` the training mean) and
+``ρ_m = argmin_ρ (1/N) Σ_i L(y_i, F_{m−1}(x_i) − ρ g_m(x_i))`` (eq.
+``function-line-search``: the training mean, not chapter 2's expectation ``Φ``,
+whose minimiser differs), unless a fixed step ``ρ`` is given.
 """
 
 from __future__ import annotations
@@ -233,7 +237,8 @@ def parameter_descent(objective, gradient, P0, n_steps, rho=None):
 def function_descent(loss, y, F0, n_steps, rho=None):
     r"""Steepest descent on the values ``F(x_i)`` at the training points (chapter 2).
 
-    ``Φ(F) = (1/N) Σ_i L(y_i, F(x_i))``; at stage ``m = 1 … M``,
+    The objective is the training mean ``(1/N) Σ_i L(y_i, F(x_i))``, the stand-in for
+    chapter 2's expectation ``Φ`` (eq. ``function-objective``); at stage ``m = 1 … M``,
     ``g_m(x_i) = ∂L(y_i, F)/∂F`` at ``F_{m−1}(x_i)`` (eq. ``function-gradient``,
     ``loss.gradient``); ``ρ_m = argmin_ρ Σ_i L(y_i, F_{m−1}(x_i) − ρ g_m(x_i))``
     (eq. ``function-line-search``, by :func:`boostlib.steps.line_search` with

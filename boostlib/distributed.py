@@ -37,13 +37,14 @@ leaf values on a tree fitted to ``−g`` (``direction="gradient"`` with
 ``direction="newton"`` gives leaves of the same form ``−G_j/(H_j + λ)``, but
 on the trees of the weighted fit, another model) and the absolute error's
 leaf medians. The line search and the Newton step are sums over rows as well (one
-pass per trial ``ρ``; for Newton, one per iterate plus one to evaluate the
-loss), and XGBoost's own objectives
+pass per trial ``ρ``; for Newton, one for the loss at ``ρ = 0``, then two per
+iterate, its two sums and the loss at the new ``ρ``, and one per halving), and
+XGBoost's own objectives
 ``reg:absoluteerror`` and ``reg:quantileerror`` do reset every leaf after its
-tree, on a cluster too, where each leaf takes the mean of the workers'
-quantiles. What is missing is a hook: a custom objective hands XGBoost
-``grad`` and ``hess`` before each tree and is not called after it, so every
-tree is taken as grown, ``ρ = 1``. Such settings are refused with a
+tree, on a cluster too, where each leaf takes the unweighted mean of the
+quantiles of the workers that hold rows of it. What is missing is a hook: a
+custom objective hands XGBoost ``grad`` and ``hess`` before each tree and is
+not called after it, so every tree is taken as grown, ``ρ = 1``. Such settings are refused with a
 ``ValueError`` that says why and what to use instead.
 
 :func:`local_client` starts a quiet cluster of worker processes on this
@@ -375,10 +376,10 @@ class _DaskBoosting(BaseEstimator):
                 "step='constant'). XGBoost's built-in objective "
                 "has a hook after the tree: "
                 "xgboost.dask.DaskXGBRegressor(objective='reg:absoluteerror') gives "
-                "each leaf the mean of the workers' median residuals (the exact median on one "
-                "worker). Or use loss='huber' with direction='gradient' (the default "
-                "direction='newton' refuses Huber's loss, whose Hessian is zero beyond δ), or "
-                "loss='squared_error'."
+                "each leaf the mean of the median residuals of the workers that hold rows of "
+                "it (the exact median on one worker). Or use loss='huber' with "
+                "direction='gradient' (the default direction='newton' refuses Huber's loss, "
+                "whose Hessian is zero beyond δ), or loss='squared_error'."
             )
         return XGBoostObjective(loss, self.direction)
 
@@ -577,7 +578,8 @@ class DaskBoostingRegressor(RegressorMixin, _DaskBoosting):
         ``"newton_raphson"`` (:mod:`boostlib.directions`), every tree taken with
         ``ρ = 1``: ``"gradient"`` is then the plain gradient tree, not
         TreeBoost (boostlib's default ``step="leaf_newton"``, which cannot be
-        distributed); a step name is refused.
+        distributed), except for the squared error, whose least-squares leaves
+        are TreeBoost's; a step name is refused.
     n_estimators : int, default=100
         Number of stages ``M``.
     learning_rate : float, default=0.1

@@ -5,11 +5,11 @@ every split, credited to its feature, per tree over the root's weight,
 averaged over the trees and normalised (:func:`relative_influence`).
 
 **SHAP values** (Lundberg and Lee 2017; Lundberg, Erion and Lee 2018): the Shapley
-value ``φ_ℓ(x)`` of feature ``ℓ`` in the game whose players are the ``d``
+value ``ϕ_ℓ(x)`` of feature ``ℓ`` in the game whose players are the ``d``
 features and whose value of a coalition ``S`` is the model's expected output
 when only ``x_S`` is known::
 
-    φ_ℓ(x) = Σ_{S ⊆ {1…d} ∖ {ℓ}} |S|! (d − |S| − 1)! / d! · (v(S ∪ {ℓ}) − v(S)),
+    ϕ_ℓ(x) = Σ_{S ⊆ {1…d} ∖ {ℓ}} |S|! (d − |S| − 1)! / d! · (v(S ∪ {ℓ}) − v(S)),
 
 with the *path-dependent* ``v(S)`` of a tree, the tree's own cover-weighted
 approximation of ``E[F(x) | x_S]`` (not that conditional expectation): walk down from
@@ -17,9 +17,9 @@ the root, follow ``x`` at a split on a feature in ``S``, and at any other split
 take both children, weighted by their share of the training *cover* ``W_η``
 (node ``η``'s ``Σ s w`` over the stage's rows: its row count without sample
 weights or subsampling, ``Σ h`` for a Newton tree, as XGBoost keeps it). The
-values add up, ``Σ_ℓ φ_ℓ(x) + E[F] = F(x)``, with
-``E[F] = v(∅)``; and because ``F`` is a sum of trees, each φ is the sum of the
-trees' φ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg,
+values add up, ``Σ_ℓ ϕ_ℓ(x) + E[F] = F(x)``, with
+``E[F] = v(∅)``; and because ``F`` is a sum of trees, each ϕ is the sum of the
+trees' ϕ. :func:`shap_values` computes them exactly with TreeSHAP (Lundberg,
 Erion and Lee 2018, Algorithm 2) in ``O(J D²)`` per tree and row (``J`` leaves,
 depth ``D``), instead of the ``2^d`` coalitions of the definition.
 """
@@ -167,12 +167,12 @@ def push(stack, top, node, start, n, cover_share, follows_x, feature):
 
 @njit(cache=True, nogil=True)
 def tree_shap(x, phi, tree, root, path, stack):
-    """RECURSE (Lundberg, Erion and Lee 2018, Algorithm 2): add one tree's φ at ``x`` to ``phi``.
+    """RECURSE (Lundberg, Erion and Lee 2018, Algorithm 2): add one tree's ϕ at ``x`` to ``phi``.
 
     ``tree`` = (children_left, children_right, feature, threshold, missing_left,
     cover, value): flat node arrays (a leaf has children −1; ``value`` (nodes, K)
     holds the leaf values ``γ_j``), the tree's root at ``root``. ``phi`` (d, K)
-    receives the φ of the features. The recursion of the paper is written with a
+    receives the ϕ of the features. The recursion of the paper is written with a
     stack of the nodes still to visit, each with the edge into it, ``(feature,
     cover_share, follows_x)``, and where its path goes: a node's path is a copy
     of its parent's, ``path[start − n:start]``, at ``path[start:]``, extended by
@@ -216,7 +216,7 @@ def tree_shap(x, phi, tree, root, path, stack):
 
 @njit(cache=True, nogil=True)
 def _forest_shap(X, phi, tree, roots, depth):
-    """Every row of ``X`` through every tree (roots at ``roots``): φ added to ``phi`` (N, d, K).
+    """Every row of ``X`` through every tree (roots at ``roots``): ϕ added to ``phi`` (N, d, K).
 
     A path holds at most ``depth + 1`` elements; the nested copies need
     ``(depth + 1)(depth + 2)/2`` rows, the stack ``depth + 1`` pending siblings and a node.
@@ -333,7 +333,7 @@ def _outputs_2d(model):
 
 # -- SHAP values ----------------------------------------------------------------------
 def shap_values(model, X):
-    r"""SHAP values of a boosted model of trees: ``φ`` and the base value ``E[F]``.
+    r"""SHAP values of a boosted model of trees: ``ϕ`` and the base value ``E[F]``.
 
     ``model`` is a fitted :class:`~boostlib.boosting.BoostingRegressor` or
     :class:`~boostlib.boosting.BoostingClassifier` whose learners are trees
@@ -347,7 +347,7 @@ def shap_values(model, X):
     ``X`` converted as ``predict`` converts it (a sparse ``X`` is made dense,
     an absent entry a 0), a missing value by each node's
     learned direction. Local accuracy holds to rounding:
-    ``φ.sum(axis=1) + E[F] = F(X)``.
+    ``ϕ.sum(axis=1) + E[F] = F(X)``.
 
     Returns ``(phi, expected)``: ``phi`` of shape (N, d) and ``expected`` a
     float, or, when ``F`` has ``K`` columns (several classes), ``phi`` of shape

@@ -8,8 +8,10 @@ then looked up
 (a stored NaN goes to the missing bin, as in a dense ``X``). What is
 allocated is the one-byte bins (``N × d`` bytes, an eighth of the dense
 float matrix) and, for a CSR input, a CSC copy of the stored entries (a CSC
-input is binned as it is). Placing the thresholds copies too, for a while: a
-CSC input to CSR, to draw the subsample's rows, and those rows back to CSC.
+input is binned as it is). Placing the thresholds copies too, for a while,
+whatever the input's format: the input is read as CSR (a CSC input is copied),
+the rows of positive weight and, above ``SUBSAMPLE`` of them, the subsample's rows
+are drawn from it, and those rows (all of them otherwise) are copied to CSC.
 The thresholds are placed on
 the subsample's columns, each made dense in turn
 (:meth:`~boostlib.trees.binning.Binner.fit`): at most ``SUBSAMPLE`` floats

@@ -42,7 +42,8 @@ def leaf_value(sum_wz, sum_w, l2_regularization):
 
 @njit(cache=True, nogil=True)
 def score(sum_wz, sum_w, l2_regularization):
-    """One leaf's ``G²/(H + λ)``: twice what its best value lowers the objective by.
+    """One leaf's ``G²/(H + λ)``: what its best value lowers the least-squares sum by (above),
+    and twice what it lowers XGBoost's objective ``G γ + ½ (H + λ) γ²`` by.
 
     It is −2 times the leaf's term of the structure score (chapter 8, eq.
     ``eq-hist-structure-score``).
