@@ -22,9 +22,10 @@ No timing is taken (see ``benchmarks/README.md``).
 A second part (:func:`run_converged`, ``direction_step_converged.csv``) runs
 the steps to convergence on the two binary problems: ``CONVERGED_STAGES``
 stages, the stage chosen on validation, for Sigrist's three variants and the
-line search, the latter both at ν = 0.1 and at the ν that matches its mean
-step per stage to the leaf values' (:func:`matched_learning_rate`), so that a
-difference between the rules is not a difference of step length.
+line search, the latter both at ν = 0.1 and at the first-order estimate of the ν
+that matches its mean step per stage to the leaf values' (:func:`matched_learning_rate`),
+so that a difference between the rules is less a difference of step length (refitted
+at that ν the line search still moves ``F`` further per stage: chapter 7).
 """
 
 from __future__ import annotations
@@ -192,13 +193,16 @@ def mean_step(model, X):
 
 def matched_learning_rate(loss, X, y, reference=("gradient", "leaf_newton"), rule="line_search",
                           learning_rate=0.1, stages=STAGES):
-    """The ν at which ``rule``'s mean step per stage equals ``reference``'s at ``learning_rate``.
+    """A first-order estimate of the ν at which ``rule``'s mean step per stage equals
+    ``reference``'s at ``learning_rate``.
 
     Both are fitted for ``stages`` stages at ``learning_rate`` on ``(X, y)``; a
-    stage moves ``F`` by ``ν ρ u``, so the step scales with ν and the matched
-    value is ``learning_rate × (mean step of reference) / (mean step of rule)``
-    (chapter 5 instead ran the line search at fixed smaller learning rates beside the single
-    Newton step).
+    stage moves ``F`` by ``ν ρ u``, so if the steps scaled with ν the matched
+    value would be ``learning_rate × (mean step of reference) / (mean step of rule)``,
+    which is what this returns. A smaller ν changes the path of ``F`` and the later
+    trees and steps with it, so refitted at it ``rule`` need not match exactly.
+    (Chapter 5 instead ran the line search at fixed smaller learning rates beside the
+    single Newton step.)
     """
     fitted = {}
     for name, (direction, step) in {"reference": reference, "rule": ("gradient", rule)}.items():
