@@ -479,7 +479,7 @@ MEASURES = {
 # before later docstring and kernel changes. tests/test_benchmarks.py fails on a stale file
 # that is not listed here, and on a listed file that is no longer stale, so the list can
 # only shrink as results are re-run.
-KNOWN_STALE = ("make_targets",)  # re-run last, by make timings
+KNOWN_STALE = ()
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 
