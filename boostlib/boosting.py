@@ -46,7 +46,8 @@ from it — so the same configuration reproduces
 ``GradientBoostingRegressor``/``Classifier`` exactly, for the losses both
 define alike (``huber`` differs: boostlib's ``δ`` is fixed, scikit-learn's is
 reset at every stage to a quantile of ``|y − F|``, and scikit-learn starts from the
-median and gives each leaf Friedman's one-step value where boostlib starts from the
+median and gives each leaf Friedman's one-step value, the median of its residuals
+plus the mean of their deviations from it clipped at ``δ``, where boostlib starts from the
 best constant and solves each leaf exactly; and on two classes
 ``log_loss`` and ``exponential`` keep the start's probability in
 ``[1e-15, 1 − 1e-15]``, where scikit-learn clips at float64's eps, so a fit whose

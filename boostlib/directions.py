@@ -13,8 +13,11 @@ name                   target z     weight  known as
 ``newton_raphson``     ``−L/g``     1       the post's "nbm_1" (root of L)
 =====================  ===========  ======  ===================================
 
-``newton`` equals XGBoost's tree at λ = 0 while every target ``−g/h`` lies
-within ``±TARGET_BOUND``: a clipped target keeps its weight ``h``, so its share
+``newton`` with ``step="constant"`` equals XGBoost's exact tree with λ = 0,
+``min_child_weight=0``, ``gamma=0``, the same depth and start, while every
+target ``−g/h`` lies within ``±TARGET_BOUND`` and every ``h`` above
+``HESSIAN_FLOOR``, up to ties between splits and XGBoost's refusal of gains of
+1e-6 or less (chapter 4): a clipped target keeps its weight ``h``, so its share
 of the leaf is ``h · TARGET_BOUND``, not ``−g`` (chapter 4, "The bounds").
 
 "The post" is the *Newton Boosting* blog post and its R code (chapter 4).

@@ -2,8 +2,9 @@ r"""What the *Newton Boosting* post computes after training: a threshold, a conf
 scores (chapter 4).
 
 Its R code (``nbm_v0``) turns the raw score ``F`` into a class with a threshold
-``t`` chosen on the training data, and reports precision, recall, F1 and
-accuracy on train and test, the test score accumulated tree by tree. Its
+``t`` chosen on the training data, and reports accuracy and the scores of its
+``binaryEvalMetric`` on train and test (here precision, recall and F1), the test
+score accumulated tree by tree. Its
 helpers ``F1score`` and ``binaryEvalMetric`` are not in the text; these are
 they, with scikit-learn's metrics underneath.
 

@@ -279,7 +279,7 @@ class LogLoss(Loss):
 
     ``L = log(1 + e^F) − y F``, ``p = σ(F) = 1 / (1 + e^{−F})``,
     ``g = p − y``, ``h = p (1 − p)`` (exact). Optimal constant:
-    ``log(ȳ / (1 − ȳ))``. This is scikit-learn's ``HalfBinomialLoss``.
+    ``log(p̄ / (1 − p̄))``, ``p̄`` the share of labels 1. This is scikit-learn's ``HalfBinomialLoss``.
     """
 
     name = "log_loss"

@@ -65,7 +65,7 @@ def by_row_blocks(formula, *arrays, out_keyword=None):
     the blocks shared out in runs, one run per thread of :func:`loop_threads`.
     ``out_keyword``: the keyword by which ``formula`` writes its result into a
     given array (scikit-learn's ``loss_out=``), saving a copy. Other arguments
-    (a scalar, another dtype, fewer than two blocks' rows) get one call over
+    (a scalar, another dtype, at most one block's rows) get one call over
     the whole, on the calling thread.
     """
     N = np.shape(arrays[-1])[0] if np.ndim(arrays[-1]) else 0
