@@ -83,7 +83,7 @@ from sklearn.utils.validation import (
 
 from .directions import get_direction
 from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
-from .losses import Coordinate, Loss, Softmax, get_loss
+from .losses import Coordinate, Loss, LossAt, Softmax, get_loss
 from .row_blocks import loop_threads
 from .steps import get_step, leaf_newton
 from .subsampling import StageWeights
@@ -584,7 +584,8 @@ class _Boosting(BaseEstimator):
         """
         loss, nu = self.loss_, self.learning_rate
         F = self._fit_init(X, Y, rng, s)                              # 1. F_0
-        record = _Record(loss.mean(Y, F, s), self.verbose)            # estimators_, steps_, ...
+        at = LossAt(loss, Y, F)                                       # L, g, h at F, once
+        record = _Record(at.mean(Y, F, s), self.verbose)              # estimators_, steps_, ...
         stop = self._early_stopping(held_out, record.train_loss[0])
         stage_weights = StageWeights(s, self.subsample, len(Y), rng, self._step_takes_bag)
         for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
@@ -592,12 +593,13 @@ class _Boosting(BaseEstimator):
             if self._per_class:                                       # K classes: K learners
                 learner, rho, u = self._fit_stage_per_class(X, Y, F, weight, bag, rng)
             else:
-                z, w = self._direction(loss, Y, F)                    # 2.1 target z (ỹ = −g)
+                z, w = self._direction(at, Y, F)                      # 2.1 target z (ỹ = −g)
                 learner, u = self._fit_learner(X, z, w, weight, rng)  # 2.2 u = f(x; a_m)
                 rho, u = self._step(loss, Y, F, u, sample_weight=weight,  # 2.3 ρ_m
                                     learner=learner, X=X, **bag)
             F = F + nu * rho * u                                      # 2.4 F_m
-            record.add(m, learner, rho, loss.mean(Y, F, s))
+            at = LossAt(loss, Y, F, reuse=at)                         # in at's memory
+            record.add(m, learner, rho, at.mean(Y, F, s))
             if stop(learner, rho, record.train_loss[-1]):             # early stopping
                 break
         self._keep(record)

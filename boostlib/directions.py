@@ -173,8 +173,7 @@ def _require_curvature(loss, name):
 
 def _newton_target(loss, y, F):
     """``−g/h`` for a scalar loss, ``−H⁺g`` per sample for a vector loss; and the weight."""
-    g = loss.gradient(y, F)
-    H = loss.hessian(y, F)
+    g, H = loss.gradient_hessian(y, F)
     if loss.vector:
         z, w = vector_newton(H, g)  # w = curvature along z: w‖z‖ ≤ ‖g‖
     else:

@@ -17,7 +17,10 @@ Boosting code never differentiates a loss itself: it asks the loss object.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit, prange
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, logit, logsumexp, softmax
 
@@ -25,7 +28,8 @@ from scipy.special import expit, logit, logsumexp, softmax
 from sklearn._loss.link import MultinomialLogit
 from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss, HalfMultinomialLoss
 
-from .row_blocks import by_row_blocks
+from .row_blocks import by_row_blocks, loop_thread_count
+from .trees.threads import using_threads
 
 __all__ = [
     "Loss",
@@ -38,6 +42,7 @@ __all__ = [
     "Quadratic",
     "Softmax",
     "Coordinate",
+    "LossAt",
     "LOSSES",
     "get_loss",
     "weighted_lower_median",
@@ -143,6 +148,8 @@ class Loss:
     vector = False
     positive_hessian = True
     hessian_is_exact = True
+    one_pass = False  # loss_gradient_hessian(y, F, out=None) costs less than the three
+    # methods, and writes into out, float64 of shape (3, N), when given one
 
     def __call__(self, y, F):
         """Per-sample loss ``L(y, F)``, shape ``(N,)``."""
@@ -155,6 +162,15 @@ class Loss:
     def hessian(self, y, F):
         """``h = ∂²L/∂F²`` at ``F``: shape ``(N,)``, or ``(N, K, K)`` for vector losses."""
         raise NotImplementedError
+
+    def gradient_hessian(self, y, F):
+        """``(g, h)`` at ``F``, as :meth:`gradient` and :meth:`hessian` give them (a loss
+        may compute both in one pass, to the same bits)."""
+        return self.gradient(y, F), self.hessian(y, F)
+
+    def loss_gradient_hessian(self, y, F):
+        """``(L(y, F), g, h)``, as the three methods give them (one pass where a loss can)."""
+        return self(y, F), self.gradient(y, F), self.hessian(y, F)
 
     def optimal_constant(self, y, sample_weight=None):
         """``argmin_c Σ s L(y, c)``: the best constant model, where boosting starts."""
@@ -267,6 +283,37 @@ class Huber(Loss):
         return float(result.x)
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _logistic_loss_gradient_hessian(y, F, out):
+    """``out[0] = L``, ``out[1] = g = p − y``, ``out[2] = h = σ(F) σ(−F)``: two ``exp`` and at
+    most one ``log`` per row, where the three methods of :class:`LogLoss` take three and two.
+
+    The same bits as each method: ``L = log(1 + e^F) − y F`` by scikit-learn's branches
+    (``log1pexp``), ``g = ((1 − y) − y e^{−F}) / (1 + e^{−F})`` (``e^F − y`` for
+    ``F ≤ −37``) as scikit-learn computes it, and ``h = expit(F) · expit(−F)`` with scipy's
+    ``expit(x) = 1 / (1 + e^{−x})``: ``e^{−F}`` and ``e^F`` serve all three. Rows are
+    shared out among numba's threads, the trees' own: each row's values are its own.
+    """
+    for i in prange(len(F)):
+        e_minus, e_plus = math.exp(-F[i]), math.exp(F[i])
+        if F[i] <= -37:
+            log1pexp = e_plus
+        elif F[i] <= -2:
+            log1pexp = math.log1p(e_plus)
+        elif F[i] <= 18:
+            log1pexp = math.log(1.0 + e_plus)
+        elif F[i] <= 33.3:
+            log1pexp = F[i] + e_minus
+        else:
+            log1pexp = F[i]
+        out[0, i] = log1pexp - y[i] * F[i]
+        if F[i] > -37:
+            out[1, i] = ((1 - y[i]) - y[i] * e_minus) / (1 + e_minus)
+        else:
+            out[1, i] = e_plus - y[i]
+        out[2, i] = (1 / (1 + e_minus)) * (1 / (1 + e_plus))
+
+
 def _logistic_curvature(F):
     """``σ(F) σ(−F) = p (1 − p)``, the log loss's Hessian, in one temporary less."""
     h = expit(F)
@@ -284,6 +331,7 @@ class LogLoss(Loss):
 
     name = "log_loss"
     labels = (0, 1)
+    one_pass = True
 
     def __call__(self, y, F):
         # log(1 + e^F) − y F, by scikit-learn's compiled loss (2× numpy's logaddexp)
@@ -299,6 +347,23 @@ class LogLoss(Loss):
         # constant then stops being the same model as newton + leaf_newton, chapter 7.)
         # Row by row, so on blocks of rows, one per thread (boostlib.row_blocks).
         return by_row_blocks(_logistic_curvature, F)
+
+    def loss_gradient_hessian(self, y, F, out=None):
+        # one pass, to the same bits; out: float64 (3, N) to write them into
+        y, F = np.broadcast_arrays(np.asarray(y, dtype=float), np.asarray(F, dtype=float))
+        if F.ndim != 1:
+            return super().loss_gradient_hessian(y, F)
+        if out is None or out.shape != (3, len(F)) or out.dtype != np.float64:
+            out = np.empty((3, len(F)))
+        # on numba's threads, as many as the loop's (row_blocks): a second pool of threads
+        # would wait for cores that numba's threads still hold after a tree's kernels
+        with using_threads(loop_thread_count()):
+            _logistic_loss_gradient_hessian(np.ascontiguousarray(y), np.ascontiguousarray(F), out)
+        values, g, h = out
+        return values, g, h
+
+    def gradient_hessian(self, y, F):
+        return self.loss_gradient_hessian(y, F)[1:]
 
     def optimal_constant(self, y, sample_weight=None):
         y = np.asarray(y, dtype=float)  # float32 labels: the mean in float64 all the same
@@ -394,6 +459,75 @@ class Exponential(_HalfLogOdds):
         # |g| = −y g = e^{−yF}, the same bits as the gradient's: the Newton
         # target −g/h is then exactly y (Gentle AdaBoost fits the labels).
         return -np.asarray(y) * self.gradient(y, F)
+
+
+class LossAt:
+    """The loss at one point ``(y, F)`` of the loop: ``L``, ``g`` and ``h`` there, each
+    computed once, all three in one pass where the loss has one (``one_pass``).
+
+    The loop reads the loss at ``F_m`` twice: its mean is the training loss of stage
+    ``m``, and its gradient and Hessian give stage ``m + 1``'s direction. Everything
+    else is the loss's own: its attributes, and its values at any other point. The
+    arrays it keeps are read-only, since two readers may share them.
+
+    ``reuse``: the previous stage's ``LossAt``, whose memory this one takes over for a
+    loss computed in one pass (the previous one's arrays are then overwritten, and it
+    forgets them). A fresh array of a hundred megabytes costs the operating system
+    about as much as the pass that fills it.
+    """
+
+    def __init__(self, loss, y, F, reuse=None):
+        self.loss, self.y, self.F = loss, y, F
+        self._kept = [None, None, None]  # L, g, h
+        self._memory = None
+        if reuse is not None and reuse._memory is not None:
+            self._memory, reuse._memory, reuse._kept = reuse._memory, None, [None] * 3
+
+    def __getattr__(self, name):
+        return getattr(self.loss, name)
+
+    def _here(self, y, F):
+        return y is self.y and F is self.F
+
+    def _get(self, k):
+        if self._kept[k] is None:
+            if self.loss.one_pass:
+                if self._memory is None:
+                    self._memory = np.empty((3, len(self.F)))
+                self._kept = list(self.loss.loss_gradient_hessian(self.y, self.F,
+                                                                  out=self._memory))
+            else:
+                method = (self.loss.__call__, self.loss.gradient, self.loss.hessian)[k]
+                self._kept[k] = np.asarray(method(self.y, self.F))
+            for array in self._kept:
+                if array is not None:
+                    array.flags.writeable = False
+        return self._kept[k]
+
+    def __call__(self, y, F):
+        return self._get(0) if self._here(y, F) else self.loss(y, F)
+
+    def gradient(self, y, F):
+        return self._get(1) if self._here(y, F) else self.loss.gradient(y, F)
+
+    def hessian(self, y, F):
+        return self._get(2) if self._here(y, F) else self.loss.hessian(y, F)
+
+    def gradient_hessian(self, y, F):
+        if not self._here(y, F):
+            return self.loss.gradient_hessian(y, F)
+        return self._get(1), self._get(2)
+
+    def loss_gradient_hessian(self, y, F):
+        if not self._here(y, F):
+            return self.loss.loss_gradient_hessian(y, F)
+        return self._get(0), self._get(1), self._get(2)
+
+    def mean(self, y, F, sample_weight=None):
+        return Loss.mean(self, y, F, sample_weight)
+
+    def __repr__(self):
+        return f"LossAt({self.loss!r})"
 
 
 class Quadratic(Loss):

@@ -14,7 +14,11 @@ always has.
 
 How many threads: :func:`loop_threads` sets them for a block of code (the
 boosting loop sets its learner's, see ``_Boosting._loop_threads``); outside
-one, the blocks run one after the other on the calling thread.
+one, the blocks run one after the other on the calling thread. A formula
+compiled with numba (the log loss's one pass, :class:`~boostlib.losses.LogLoss`)
+runs instead on numba's threads, as many as :func:`loop_thread_count` says:
+the threads of a histogram tree's kernels keep their cores busy for a while
+after each kernel, waiting for the next, and a second pool would wait for them.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["BLOCK_ROWS", "by_row_blocks", "loop_threads"]
+__all__ = ["BLOCK_ROWS", "by_row_blocks", "loop_thread_count", "loop_threads"]
 
 #: Rows per block, so that its temporaries (a few float64 arrays of 512 KiB) stay in the CPU's
 #: cache.
@@ -43,6 +47,11 @@ def loop_threads(n_threads):
         yield
     finally:
         _THREADS.reset(token)
+
+
+def loop_thread_count():
+    """The threads of the enclosing :func:`loop_threads` block (1 outside one)."""
+    return _THREADS.get()
 
 
 def _pool(n_workers):

@@ -81,8 +81,7 @@ def _directional_derivatives(loss, y, F, u, sample_weight):
     """
     s = np.ones(len(F)) if sample_weight is None else sample_weight
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is returned as it is
-        g = loss.gradient(y, F)
-        H = loss.hessian(y, F)
+        g, H = loss.gradient_hessian(y, F)
         if loss.vector:
             slope = np.einsum("i,ik,ik->", s, g, u)
             slope_size = np.einsum("i,ik,ik->", s, np.abs(g), np.abs(u))

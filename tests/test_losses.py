@@ -193,6 +193,108 @@ def test_gradients_and_constants_are_scikit_learns_to_the_last_bit():
     assert Exponential().optimal_constant(2 * y01 - 1) == ExponentialLoss().fit_intercept_only(y01)
 
 
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_gradient_hessian_is_gradient_and_hessian_to_the_last_bit(name, monkeypatch):
+    """One pass (the log loss's own kernel, two exp per row) or separate calls: the same bits,
+    on every branch of the log loss's formulas (F ≤ −37, overflow of e^F), in blocks of rows
+    on several threads and in one call."""
+    from boostlib import row_blocks
+    from boostlib.row_blocks import loop_threads
+
+    loss = LOSSES[name]()
+    rng = np.random.default_rng(1)
+    scales = np.repeat([0.1, 1.0, 5.0, 40.0, 400.0], 200)
+    F = scales * rng.normal(size=scales.size)
+    F[:8] = [-800.0, -745.0, -40.0, -37.0, -36.9, 0.0, 33.3, 800.0]
+    if loss.vector:
+        F = np.column_stack([F, np.roll(F, 7), np.zeros_like(F)])
+        y = np.eye(3)[rng.integers(0, 3, size=len(F))]
+    elif loss.labels == (0, 1):
+        y = (rng.random(len(F)) < 0.4).astype(float)
+    elif loss.labels is not None:
+        y = np.where(rng.random(len(F)) < 0.4, 1.0, -1.0)
+    else:
+        y = rng.normal(size=len(F))
+    with np.errstate(all="ignore"):
+        expected = loss(y, F), loss.gradient(y, F), loss.hessian(y, F)
+        monkeypatch.setattr(row_blocks, "BLOCK_ROWS", 97)  # many blocks, a short last one
+        for n_threads in (1, 3):
+            with loop_threads(n_threads):
+                g, h = loss.gradient_hessian(y, F)
+                values, g3, h3 = loss.loss_gradient_hessian(y, F)
+            for got, want in zip((values, g, h, g3, h3), (*expected, *expected[1:]), strict=True):
+                np.testing.assert_array_equal(got, want)
+    if name == "log_loss":  # scikit-learn's own loss, branch by branch
+        from sklearn._loss.loss import HalfBinomialLoss
+
+        np.testing.assert_array_equal(values, HalfBinomialLoss().loss(y, F))
+
+
+def test_loss_at_a_point_computes_it_once_and_passes_other_points_on(monkeypatch):
+    """LossAt: the log loss's L, g and h at the loop's (y, F) come from one pass, shared
+    read-only; at any other point, and for every attribute, it is the loss itself."""
+    from boostlib.losses import LossAt
+
+    loss = LOSSES["log_loss"]()
+    rng = np.random.default_rng(2)
+    y, F = (rng.random(50) < 0.5).astype(float), rng.normal(size=50)
+    calls = []
+    one_pass = type(loss).loss_gradient_hessian
+    monkeypatch.setattr(type(loss), "loss_gradient_hessian",
+                        lambda self, y, F, out=None: calls.append(1) or one_pass(self, y, F, out))
+    at = LossAt(loss, y, F)
+    assert at.name == "log_loss" and at.positive_hessian and not at.vector
+    assert at.mean(y, F) == loss.mean(y, F)
+    g, h = at.gradient_hessian(y, F)
+    np.testing.assert_array_equal(at(y, F), loss(y, F))
+    assert at.gradient(y, F) is g and at.hessian(y, F) is h and len(calls) == 1
+    with pytest.raises(ValueError, match="read-only"):
+        g[0] = 0.0
+    other = F + 0.5  # another point: the loss's own values
+    np.testing.assert_array_equal(at.gradient(y, other), loss.gradient(y, other))
+    np.testing.assert_array_equal(at(y.copy(), F), loss(y, F))
+    # the next point in this one's memory: the same values as in fresh memory
+    following = LossAt(loss, y, other, reuse=at)
+    g_next = following.gradient(y, other)
+    assert np.shares_memory(g_next, g) and at._kept == [None] * 3
+    np.testing.assert_array_equal(g_next, loss.gradient(y, other))
+    np.testing.assert_array_equal(following(y, other), loss(y, other))
+    # a loss without one pass: each quantity computed when first asked, once
+    squared = LossAt(LOSSES["squared_error"](), y, F)
+    np.testing.assert_array_equal(squared.gradient(y, F), F - y)
+    assert squared._kept[0] is None and squared._kept[2] is None
+
+
+def test_the_loop_evaluates_the_log_loss_in_one_pass_per_stage(monkeypatch):
+    """Newton boosting of the log loss: one pass over the rows per stage gives the training
+    loss and the next direction (n_estimators + 1 passes), and never the three methods."""
+    from boostlib import BoostingClassifier, HistTreeRegressor
+
+    loss_class = type(LOSSES["log_loss"]())
+    counts = {"one pass": 0, "separate": 0}
+    one_pass = loss_class.loss_gradient_hessian
+
+    def counted(self, y, F, out=None):
+        counts["one pass"] += 1
+        return one_pass(self, y, F, out)
+
+    def separate(method):
+        def run(self, y, F):
+            counts["separate"] += 1
+            return method(self, y, F)
+        return run
+
+    monkeypatch.setattr(loss_class, "loss_gradient_hessian", counted)
+    for method in ("__call__", "gradient", "hessian"):
+        monkeypatch.setattr(loss_class, method, separate(getattr(loss_class, method)))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)
+    BoostingClassifier(direction="newton", step="constant", n_estimators=5,
+                       learner=HistTreeRegressor(max_depth=2)).fit(X, y)
+    assert counts == {"one pass": 6, "separate": 0}
+
+
 def test_deviance_is_log_loss_at_twice_the_score():
     """log(1 + e^{-2yF}) with y = ±1 is the log loss of the 0/1 label at 2F."""
     y, F = sample(BinomialDeviance(), n=30)

@@ -180,8 +180,12 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     has_categorical = hasattr(binner, "is_categorical_")
     wz = np.asarray(wz, dtype=STATS_DTYPE)
     w = np.asarray(w, dtype=STATS_DTYPE)
-    rows = np.flatnonzero(w > 0)
-    rows = rows.astype(ROW_DTYPE if len(w) <= np.iinfo(ROW_DTYPE).max else np.intp)
+    row_dtype = ROW_DTYPE if len(w) <= np.iinfo(ROW_DTYPE).max else np.intp
+    taking_part = w > 0
+    if taking_part.all():  # no int64 indices to convert
+        rows = np.arange(len(w), dtype=row_dtype)
+    else:
+        rows = np.flatnonzero(taking_part).astype(row_dtype)
     if len(rows) == len(w):
         root_hist = build_root_histogram(bins, wz, w, n_bins_total)
     else:

@@ -33,18 +33,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["N_STATS", "build_histogram", "build_root_histogram", "subtract"]
+__all__ = ["N_STATS", "build_histogram", "build_root_histogram", "histogram", "subtract"]
 
 N_STATS = 3  # Σ w z, Σ w, count
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_two_features(hist, bins, j, rows, wz, w):
+def _add_row(sums, counts, b, sum_wz, sum_w):
+    sums[b, 0] += sum_wz
+    sums[b, 1] += sum_w
+    counts[b] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_two_features(hist, bins, j, rows, every_row, wz, w):
     """Add the rows into ``hist[j]`` and ``hist[j + 1]``, in row order: one read of a row's
     ``w z`` and ``w`` serves both features.
 
-    ``rows`` is None at the root (the ``k``-th row is row ``k`` of the data); otherwise
-    the ``k``-th row is ``rows[k]``, and ``wz``, ``w`` are already gathered. The sums
+    With ``every_row`` (the root) the ``k``-th row is row ``k`` of the data; otherwise
+    it is ``rows[k]``, and ``wz``, ``w`` are already gathered (two loops, so that neither
+    asks which at every row). The sums
     grow in arrays of the thread's own (the compiler then knows nothing else writes
     them, and keeps the loop fast) and are copied into ``hist`` at the end.
     """
@@ -52,16 +60,15 @@ def _add_two_features(hist, bins, j, rows, wz, w):
     sums0, sums1 = np.zeros((n_bins, 2)), np.zeros((n_bins, 2))
     counts0, counts1 = np.zeros(n_bins, dtype=np.uint32), np.zeros(n_bins, dtype=np.uint32)
     column0, column1 = bins[j], bins[j + 1]
-    for k in range(len(wz)):
-        row = k if rows is None else rows[k]
-        b0, b1 = column0[row], column1[row]
-        sum_wz, sum_w = wz[k], w[k]
-        sums0[b0, 0] += sum_wz
-        sums0[b0, 1] += sum_w
-        counts0[b0] += 1
-        sums1[b1, 0] += sum_wz
-        sums1[b1, 1] += sum_w
-        counts1[b1] += 1
+    if every_row:
+        for k in range(len(wz)):
+            _add_row(sums0, counts0, column0[k], wz[k], w[k])
+            _add_row(sums1, counts1, column1[k], wz[k], w[k])
+    else:
+        for k in range(len(wz)):
+            row = rows[k]
+            _add_row(sums0, counts0, column0[row], wz[k], w[k])
+            _add_row(sums1, counts1, column1[row], wz[k], w[k])
     for b in range(n_bins):
         hist[j, b, 0], hist[j, b, 1], hist[j, b, 2] = sums0[b, 0], sums0[b, 1], counts0[b]
         hist[j + 1, b, 0], hist[j + 1, b, 1] = sums1[b, 0], sums1[b, 1]
@@ -69,53 +76,57 @@ def _add_two_features(hist, bins, j, rows, wz, w):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_one_feature(hist, bins, j, rows, wz, w):
+def _add_one_feature(hist, bins, j, rows, every_row, wz, w):
     """:func:`_add_two_features` for the last feature of an odd number of them."""
     n_bins = hist.shape[1]
     sums = np.zeros((n_bins, 2))
     counts = np.zeros(n_bins, dtype=np.uint32)
     column = bins[j]
     for k in range(len(wz)):
-        b = column[k if rows is None else rows[k]]
-        sums[b, 0] += wz[k]
-        sums[b, 1] += w[k]
-        counts[b] += 1
+        _add_row(sums, counts, column[k if every_row else rows[k]], wz[k], w[k])
     for b in range(n_bins):
         hist[j, b, 0], hist[j, b, 1], hist[j, b, 2] = sums[b, 0], sums[b, 1], counts[b]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def build_root_histogram(bins, wz, w, n_bins):
-    """``hist[j, b] = (Σ w z, Σ w, n)`` over *all* rows (the root; no gather needed).
+def histogram(bins, rows, wz, w, n_bins, every_row):
+    """``hist[j, b] = (Σ w z, Σ w, n)`` over the node's ``rows`` (indices into the data).
 
     ``bins`` (n_features, n_samples) uint8, ``wz`` and ``w`` (n_samples,);
     ``n_bins`` is the number of bins per feature including the NaN bin.
+    ``every_row``: the root, whose rows are all rows in order (``rows`` is then
+    not read, and nothing is gathered). One kernel serves the root and the
+    other nodes, so numba compiles it once.
     """
     n_features = bins.shape[0]
+    if every_row:
+        gathered_wz, gathered_w = wz, w
+    else:
+        n_rows = len(rows)
+        gathered_wz = np.empty(n_rows, dtype=wz.dtype)
+        gathered_w = np.empty(n_rows, dtype=w.dtype)
+        for k in prange(n_rows):
+            gathered_wz[k] = wz[rows[k]]
+            gathered_w[k] = w[rows[k]]
     hist = np.zeros((n_features, n_bins, N_STATS))
     for pair in prange(n_features // 2):
-        _add_two_features(hist, bins, 2 * pair, None, wz, w)
+        _add_two_features(hist, bins, 2 * pair, rows, every_row, gathered_wz, gathered_w)
     if n_features % 2:
-        _add_one_feature(hist, bins, n_features - 1, None, wz, w)
+        _add_one_feature(hist, bins, n_features - 1, rows, every_row, gathered_wz, gathered_w)
     return hist
 
 
-@njit(cache=True, nogil=True, parallel=True)
+_NO_ROWS = np.empty(0, dtype=np.uint32)  # the dtype of the nodes' rows: no second compilation
+
+
+def build_root_histogram(bins, wz, w, n_bins):
+    """:func:`histogram` over *all* rows (the root; no gather needed)."""
+    return histogram(bins, _NO_ROWS, wz, w, n_bins, True)
+
+
 def build_histogram(bins, rows, wz, w, n_bins):
-    """``hist[j, b] = (Σ w z, Σ w, n)`` over the node's ``rows`` (indices into the data)."""
-    n_features = bins.shape[0]
-    n_rows = len(rows)
-    gathered_wz = np.empty(n_rows, dtype=wz.dtype)
-    gathered_w = np.empty(n_rows, dtype=w.dtype)
-    for k in prange(n_rows):
-        gathered_wz[k] = wz[rows[k]]
-        gathered_w[k] = w[rows[k]]
-    hist = np.zeros((n_features, n_bins, N_STATS))
-    for pair in prange(n_features // 2):
-        _add_two_features(hist, bins, 2 * pair, rows, gathered_wz, gathered_w)
-    if n_features % 2:
-        _add_one_feature(hist, bins, n_features - 1, rows, gathered_wz, gathered_w)
-    return hist
+    """:func:`histogram` over the node's ``rows`` (indices into the data)."""
+    return histogram(bins, rows, wz, w, n_bins, False)
 
 
 def subtract(parent, child):
