@@ -579,9 +579,7 @@ class _Boosting(BaseEstimator):
 
     def _boost(self, X, Y, s, rng, held_out):
         """Friedman's Algorithm 1 (chapter 3): step 1, then steps 2.1–2.4 for ``m = 1 … M``.
-
-        ``s``: the sample weights or None; ``held_out``: early stopping's validation set or None.
-        """
+        ``s``: the sample weights or None; ``held_out``: early stopping's validation set or None."""
         loss, nu = self.loss_, self.learning_rate
         F = self._fit_init(X, Y, rng, s)                              # 1. F_0
         at = LossAt(loss, Y, F)                                       # L, g, h at F, once
