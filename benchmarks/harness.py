@@ -481,11 +481,10 @@ MEASURES = {
 # only shrink as results are re-run.
 KNOWN_STALE = ("boosted_networks", "categorical_speed", "closed_form_step",
                "closed_form_step_curves", "direction_step", "direction_step_converged",
-               "direction_step_curves", "distributed_fit", "distributed_fit_bins", "esl_10_2",
-               "esl_10_2_loss", "esl_10_2_single", "hist_trees", "hist_trees_compile",
+               "direction_step_curves", "distributed_fit", "hist_trees", "hist_trees_compile",
                "hist_trees_profile", "hist_trees_seed000", "hist_trees_threads", "make_targets",
-               "memory", "notebooks", "peers", "regularisation", "regularisation_runs",
-               "seed000", "shap_speed", "sklearn_ratio", "tree_options")
+               "memory", "notebooks", "peers", "regularisation", "regularisation_runs", "seed000",
+               "shap_speed", "sklearn_ratio", "tree_options")
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 
