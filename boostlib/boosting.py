@@ -578,8 +578,8 @@ class _Boosting(BaseEstimator):
         return X
 
     def _boost(self, X, Y, s, rng, held_out):
-        """Friedman's Algorithm 1 (chapter 3): step 1, then steps 2.1–2.4 for ``m = 1 … M``.
-        ``s``: the sample weights or None; ``held_out``: early stopping's validation set or None."""
+        """Friedman's Algorithm 1 (chapter 3), step 1 and steps 2.1–2.4 for ``m = 1 … M``, with
+        ``s`` the sample weights or None, ``held_out`` early stopping's validation set or None."""
         loss, nu = self.loss_, self.learning_rate
         F = self._fit_init(X, Y, rng, s)                              # 1. F_0
         at = LossAt(loss, Y, F)                                       # L, g, h at F, once
@@ -773,7 +773,10 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         do: the target ``z``, shaped like ``F``, and one weight per sample
         ``w``; the learner is fitted to ``z`` with the weights ``w`` (times the
         sample weights and the subsample, if any). ``loss`` is the fit's
-        :class:`~boostlib.losses.Loss`, ``y`` the targets in its convention
+        :class:`~boostlib.losses.Loss` at ``F`` (a :class:`~boostlib.losses.LossAt`:
+        the loss's attributes and methods, whose arrays at ``F`` are computed once,
+        read-only, and valid for the stage; it is not an instance of the loss's
+        class), ``y`` the targets in its convention
         (labels mapped as under ``loss``) and ``F`` the scores at the stage's
         start. With ``multiclass="per_class"`` it is called once per class
         ``k`` with the class's :class:`~boostlib.losses.Coordinate`,

@@ -149,7 +149,7 @@ class Loss:
     positive_hessian = True
     hessian_is_exact = True
     one_pass = False  # loss_gradient_hessian(y, F, out=None) costs less than the three
-    # methods, and writes into out, float64 of shape (3, N), when given one
+    # methods, and may write into out (float64, shape (3, N)): use the arrays it returns
 
     def __call__(self, y, F):
         """Per-sample loss ``L(y, F)``, shape ``(N,)``."""
@@ -286,7 +286,8 @@ class Huber(Loss):
 @njit(cache=True, nogil=True, parallel=True)
 def _logistic_loss_gradient_hessian(y, F, out):
     """``out[0] = L``, ``out[1] = g = p − y``, ``out[2] = h = σ(F) σ(−F)``: two ``exp`` and at
-    most one ``log`` per row, where the three methods of :class:`LogLoss` take three and two.
+    most one ``log`` per row, where the three methods of :class:`LogLoss` take four ``exp``
+    (one for ``L``, one for ``g``, two for ``h``) and at most one ``log``.
 
     The same bits as each method: ``L = log(1 + e^F) − y F`` by scikit-learn's branches
     (``log1pexp``), ``g = ((1 − y) − y e^{−F}) / (1 + e^{−F})`` (``e^F − y`` for
@@ -465,10 +466,12 @@ class LossAt:
     """The loss at one point ``(y, F)`` of the loop: ``L``, ``g`` and ``h`` there, each
     computed once, all three in one pass where the loss has one (``one_pass``).
 
-    The loop reads the loss at ``F_m`` twice: its mean is the training loss of stage
-    ``m``, and its gradient and Hessian give stage ``m + 1``'s direction. Everything
-    else is the loss's own: its attributes, and its values at any other point. The
-    arrays it keeps are read-only, since two readers may share them.
+    The loop reads the loss at ``F_m`` for two things: its mean is the training loss of
+    stage ``m``, and its gradient and Hessian give stage ``m + 1``'s direction. (The
+    step is given the loss itself, and a step that reads ``g`` and ``h`` computes them
+    again.) Everything else is the loss's own: its attributes, and its values at any
+    other point. The arrays it hands out are read-only, since two readers may share them,
+    and valid until a later ``LossAt`` takes its memory: copy them to keep them.
 
     ``reuse``: the previous stage's ``LossAt``, whose memory this one takes over for a
     loss computed in one pass (the previous one's arrays are then overwritten, and it
@@ -484,6 +487,8 @@ class LossAt:
             self._memory, reuse._memory, reuse._kept = reuse._memory, None, [None] * 3
 
     def __getattr__(self, name):
+        if name == "loss" or name.startswith("__"):  # not set yet (a copy being made)
+            raise AttributeError(name)
         return getattr(self.loss, name)
 
     def _here(self, y, F):

@@ -17,8 +17,10 @@ boosting loop sets its learner's, see ``_Boosting._loop_threads``); outside
 one, the blocks run one after the other on the calling thread. A formula
 compiled with numba (the log loss's one pass, :class:`~boostlib.losses.LogLoss`)
 runs instead on numba's threads, as many as :func:`loop_thread_count` says:
+one pool for the trees and the loop. (With numba's OpenMP threading layer,
 the threads of a histogram tree's kernels keep their cores busy for a while
-after each kernel, waiting for the next, and a second pool would wait for them.
+after each kernel, waiting for the next, and a second pool would wait for
+them.)
 """
 
 from __future__ import annotations

@@ -259,6 +259,12 @@ def test_loss_at_a_point_computes_it_once_and_passes_other_points_on(monkeypatch
     assert np.shares_memory(g_next, g) and at._kept == [None] * 3
     np.testing.assert_array_equal(g_next, loss.gradient(y, other))
     np.testing.assert_array_equal(following(y, other), loss(y, other))
+    # copies (as copy and pickle make them, before their attributes are set) work
+    import copy
+    import pickle
+
+    assert copy.deepcopy(following).name == "log_loss"
+    assert pickle.loads(pickle.dumps(following)).loss.name == "log_loss"
     # a loss without one pass: each quantity computed when first asked, once
     squared = LossAt(LOSSES["squared_error"](), y, F)
     np.testing.assert_array_equal(squared.gradient(y, F), F - y)

@@ -77,7 +77,8 @@ def _add_two_features(hist, bins, j, rows, every_row, wz, w):
 
 @njit(cache=True, nogil=True, inline="always")
 def _add_one_feature(hist, bins, j, rows, every_row, wz, w):
-    """:func:`_add_two_features` for the last feature of an odd number of them."""
+    """:func:`_add_two_features` for the last feature of an odd number of them (one loop,
+    which asks at every row whether it is the root's: this runs for one feature only)."""
     n_bins = hist.shape[1]
     sums = np.zeros((n_bins, 2))
     counts = np.zeros(n_bins, dtype=np.uint32)
@@ -96,7 +97,8 @@ def histogram(bins, rows, wz, w, n_bins, every_row):
     ``n_bins`` is the number of bins per feature including the NaN bin.
     ``every_row``: the root, whose rows are all rows in order (``rows`` is then
     not read, and nothing is gathered). One kernel serves the root and the
-    other nodes, so numba compiles it once.
+    other nodes, so numba compiles it once (for uint32 row indices: twice beyond
+    2³² − 1 rows, whose indices are ``intp``).
     """
     n_features = bins.shape[0]
     if every_row:

@@ -12,8 +12,9 @@ and run over the rows in their order, the best splits of the features are
 compared in feature order, the partition puts every row where the
 one-thread partition puts it, and every row's bin and prediction is its own.
 Between two trees, the boosting loop evaluates the loss, its gradient and
-Hessian on as many threads (:mod:`boostlib.row_blocks`): every row's value is
-its own there too, and their sums are taken over all rows in one call.
+Hessian on as many threads: the log loss in one compiled pass on numba's
+threads, other losses on blocks of rows (:mod:`boostlib.row_blocks`). Every
+row's value is its own there too, and their sums are taken over all rows in one call.
 """
 
 from __future__ import annotations
