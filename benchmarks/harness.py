@@ -481,10 +481,9 @@ MEASURES = {
 # only shrink as results are re-run.
 KNOWN_STALE = ("boosted_networks", "categorical_speed", "closed_form_step",
                "closed_form_step_curves", "direction_step", "direction_step_converged",
-               "direction_step_curves", "distributed_fit", "hist_trees", "hist_trees_compile",
-               "hist_trees_profile", "hist_trees_seed000", "hist_trees_threads", "make_targets",
-               "memory", "notebooks", "peers", "regularisation", "regularisation_runs", "seed000",
-               "shap_speed", "sklearn_ratio", "tree_options")
+               "direction_step_curves", "distributed_fit", "make_targets", "memory", "notebooks",
+               "peers", "regularisation", "regularisation_runs", "seed000", "shap_speed",
+               "sklearn_ratio", "tree_options")
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 
