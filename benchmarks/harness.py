@@ -475,15 +475,13 @@ MEASURES = {
     "make_targets": ("boostlib",),
 }
 # Result files known to be stale, each to be re-run on a quiet machine (benchmarks/README.md,
-# "Stale results"). They were computed before the log loss's g and h were taken in one pass
-# and the histogram kernels became one (issue 21). tests/test_benchmarks.py fails on a stale
+# "Stale results"). They were computed before the log loss's L, g and h were taken in one
+# pass and the histogram kernels became one (issue 21). tests/test_benchmarks.py fails on a stale
 # file that is not listed here, and on a listed file that is no longer stale, so the list can
 # only shrink as results are re-run.
 KNOWN_STALE = ("boosted_networks", "categorical_speed", "closed_form_step",
-               "closed_form_step_curves", "direction_step", "direction_step_converged",
-               "direction_step_curves", "distributed_fit", "make_targets", "memory", "notebooks",
-               "peers", "regularisation", "regularisation_runs", "seed000", "shap_speed",
-               "sklearn_ratio", "tree_options")
+               "closed_form_step_curves", "distributed_fit", "make_targets", "memory", "notebooks",
+               "seed000", "shap_speed", "sklearn_ratio", "tree_options")
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 
