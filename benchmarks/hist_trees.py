@@ -274,7 +274,8 @@ def tiny():
     for max_leaf_nodes in (None, 6):
         BoostingClassifier(learner=HistTreeRegressor(max_leaf_nodes=max_leaf_nodes),
                            n_estimators=3).fit(X, y).predict(X)
-    # enough rows that two threads partition a chunk each, raw values predicted
+    # enough rows that, from three threads on, the partition runs in chunks (one per
+    # thread), raw values predicted
     n = 2 * PARALLEL_PARTITION_ROWS
     X = rng.randn(n, 5)
     HistTreeRegressor(max_depth=2).fit(X, X[:, 0] > 0).predict(X)

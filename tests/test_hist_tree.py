@@ -456,9 +456,9 @@ def test_only_the_smaller_child_histogram_is_built(monkeypatch, mirror):
     smaller child's; the larger is parent − smaller. Mirroring X swaps the two sides."""
     built = []
 
-    def recording(bins, rows, wz, w, n_bins):
+    def recording(bins, rows, wz, w, n_bins, gathered):
         built.append(len(rows))
-        return build_histogram(bins, rows, wz, w, n_bins)
+        return build_histogram(bins, rows, wz, w, n_bins, gathered)
 
     monkeypatch.setattr(grower, "build_histogram", recording)
     X, _, _, y = integer_data(seed=2)

@@ -1,14 +1,16 @@
-"""The grower's in-place partition, tested against its contract.
+"""The grower's partition, tested against its contract.
 
-``partition(rows, start, stop, column, b, missing_left, missing_bin, buffer)``
-reorders ``rows[start:stop]`` so that the rows going left (bin ``≤ b``, or the
-NaN bin when ``missing_left``) come first, each side in its old order, and
-returns how many go left; nothing outside the slice moves. The grower relies
-on it: a node's children own the two halves of its slice, and each leaf's
-rows give the training predictions without walking the tree.
+``partition(source, target, start, stop, column, b, missing_left, missing_bin, n_left)``
+writes ``source[start:stop]`` to ``target[start:stop]`` so that the rows going left
+(bin ``≤ b``, or the NaN bin when ``missing_left``) come first, each side in its old
+order; ``n_left`` is how many go left, and a wrong count is an error. Nothing outside
+the slice is written, and ``source`` is not changed. The grower relies on it: a node's
+children own the two halves of its slice, and each leaf's rows give the training
+predictions without walking the tree.
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,26 +38,32 @@ def cases(draw):
 def test_partition_keeps_each_side_in_order_and_nan_where_the_split_says(case):
     column, rows, start, stop, threshold, missing_left = case
     before = rows.copy()
-    buffer = np.full(len(rows), -7, dtype=np.intp)  # garbage: only what is written counts
-    n_left = partition(rows, start, stop, column, threshold, missing_left, MISSING_BIN, buffer)
+    target = np.full(len(rows), -7, dtype=np.intp)  # garbage: only what is written counts
     inside = before[start:stop]
     goes_left = [(missing_left if column[r] == MISSING_BIN else column[r] <= threshold)
                  for r in inside]
     left = [r for r, g in zip(inside, goes_left, strict=True) if g]
     right = [r for r, g in zip(inside, goes_left, strict=True) if not g]
+    n_left = partition(rows, target, start, stop, column, threshold, missing_left, MISSING_BIN,
+                       len(left))
     assert n_left == len(left)
-    np.testing.assert_array_equal(rows[start:start + n_left], left)
-    np.testing.assert_array_equal(rows[start + n_left:stop], right)  # written back whole
-    np.testing.assert_array_equal(rows[:start], before[:start])
-    np.testing.assert_array_equal(rows[stop:], before[stop:])
+    np.testing.assert_array_equal(target[start:start + n_left], left)
+    np.testing.assert_array_equal(target[start + n_left:stop], right)
+    assert (target[:start] == -7).all() and (target[stop:] == -7).all()
+    np.testing.assert_array_equal(rows, before)
+    for wrong in (len(left) - 1, len(left) + 1):
+        if 0 <= wrong <= stop - start:
+            with pytest.raises(RuntimeError, match=f"sends {wrong} rows left, but"):
+                partition(rows, target.copy(), start, stop, column, threshold, missing_left,
+                          MISSING_BIN, wrong)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31 - 1), st.booleans())
 def test_every_leaf_owns_its_rows_in_their_first_order(seed, weighted):
-    """After growing, a leaf's slice of ``rows`` is the rows that ``apply`` puts in the
-    leaf, ascending (the root's rows are ascending, and every partition is stable);
-    rows of weight 0 are in no slice."""
+    """After growing, a leaf's slice of ``rows`` (of the array of its depth's parity) is
+    the rows that ``apply`` puts in the leaf, ascending (the root's rows are ascending,
+    and every partition is stable); rows of weight 0 are in no slice."""
     rng = np.random.RandomState(seed)
     X = rng.uniform(size=(60, 3))
     X[rng.uniform(size=X.shape) < 0.2] = np.nan
@@ -69,7 +77,7 @@ def test_every_leaf_owns_its_rows_in_their_first_order(seed, weighted):
     owned = []
     for k, node in enumerate(nodes):
         if node.left == -1:
-            mine = rows[node.start:node.stop]
+            mine = rows[node.depth % 2][node.start:node.stop]
             np.testing.assert_array_equal(mine, np.flatnonzero((leaf_of == k) & (w > 0)))
             owned.append(mine)
     np.testing.assert_array_equal(np.sort(np.concatenate(owned)), np.flatnonzero(w > 0))

@@ -4,7 +4,8 @@ numba's pool may hold more threads than the machine has cores (``NUMBA_NUM_THREA
 so one fresh process with a pool of 4 fits the same models on 1, 2 and 4 threads, on
 data large enough that every parallel kernel runs in parallel: the histograms (two
 features per thread, an odd feature alone), the split scan, the binning (thresholds
-and bins), the partition (slices cut into one chunk per thread) and the prediction.
+and bins), the partition (slices cut into one chunk per thread, from three threads on)
+and the prediction.
 A probe inside the process counts the threads that really ran.
 """
 
@@ -20,7 +21,7 @@ import pytest
 
 from boostlib import BoostingClassifier, HistTreeRegressor
 from boostlib.trees import Binner, grower
-from boostlib.trees.grower import PARALLEL_PARTITION_ROWS, partition
+from boostlib.trees.grower import PARALLEL_PARTITION_ROWS
 from boostlib.trees.threads import effective_n_threads, using_threads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,8 +31,13 @@ import hashlib
 import numba
 import numpy as np
 from boostlib import BoostingClassifier, BoostingRegressor, HistTreeRegressor
+from boostlib.trees import grower
 from boostlib.trees.histograms import build_histogram, build_root_histogram
 from boostlib.trees.threads import using_threads
+
+CHUNKS = []  # the chunks of every parallel partition
+_partition_parallel = grower._partition_parallel
+grower._partition_parallel = lambda *args: CHUNKS.append(args[-1]) or _partition_parallel(*args)
 
 TREE_ARRAYS = ("feature", "bin_threshold", "threshold", "missing_left", "children_left",
                "children_right", "value", "gain", "n_node_samples", "weighted_n_node_samples")
@@ -73,6 +79,7 @@ wz = rng.randn(n)
 
 def results(n_jobs):
     out = {}
+    CHUNKS.clear()
     with using_threads(n_jobs):
         out["threads"] = len(set(thread_ids(4096).tolist()))
     depth_wise = BoostingClassifier(
@@ -95,6 +102,7 @@ def results(n_jobs):
         out["histograms"] = digest(
             build_root_histogram(binned.bins, wz, w, 256),
             build_histogram(binned.bins, np.flatnonzero(w > 0.3).astype(np.uint32), wz, w, 256))
+    out["partition chunks"] = sorted(set(CHUNKS))
     return out
 
 
@@ -113,6 +121,11 @@ def test_the_same_model_on_one_two_and_four_threads():
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert [out[k].pop("threads") for k in ("1", "2", "4")] == [1, 2, 4]
+    # the partition in parallel from PARALLEL_PARTITION_THREADS threads on, in chunks of at
+    # least PARALLEL_PARTITION_ROWS rows, one per thread: 4 at the root of 150 000 rows
+    assert grower.PARALLEL_PARTITION_THREADS == 3 and 4 * PARALLEL_PARTITION_ROWS <= 150_000
+    chunks = [out[k].pop("partition chunks") for k in ("1", "2", "4")]
+    assert chunks[:2] == [[], []] and chunks[2][-1] == 4 and chunks[2][0] >= 2
     assert out["1"] == out["2"] == out["4"]
 
 
@@ -120,44 +133,24 @@ def test_the_same_model_on_one_two_and_four_threads():
 @pytest.mark.parametrize("missing_left", [False, True])
 def test_the_parallel_partition_puts_every_row_where_the_serial_one_does(n_chunks,
                                                                           missing_left):
-    """Chunk by chunk, then the pieces in chunk order: the stable partition, whatever the
-    number of chunks (uneven ones included), and nothing outside the slice moves."""
+    """Chunk by chunk, counted then moved: the stable partition, whatever the number of
+    chunks (uneven ones included); nothing outside the slice is written."""
     rng = np.random.default_rng(n_chunks)
     column = rng.integers(0, 9, size=10_007).astype(np.uint8)  # bin 8: the NaN bin
     rows = rng.permutation(10_007).astype(np.uint32)
     start, stop = 13, 10_007 - 29
-    serial, parallel = rows.copy(), rows.copy()
-    buffer = np.empty(len(rows), dtype=rows.dtype)
     left_bins = np.r_[np.arange(8) <= 4, missing_left]  # bin 8: the NaN bin
-    n_serial = grower._partition_serial(serial, start, stop, column, left_bins, buffer)
-    n_parallel = grower._partition_parallel(parallel, start, stop, column, left_bins,
-                                            np.empty(len(rows), dtype=rows.dtype), n_chunks)
-    assert n_parallel == n_serial
+    goes_left = left_bins[column[rows[start:stop]]]
+    serial, parallel = np.zeros_like(rows), np.zeros_like(rows)
+    n_serial = grower._partition_serial(rows, serial, start, stop, column, left_bins,
+                                        int(goes_left.sum()))
+    n_parallel = grower._partition_parallel(rows, parallel, start, stop, column, left_bins,
+                                            n_chunks)
+    assert n_parallel == n_serial == goes_left.sum()
     np.testing.assert_array_equal(parallel, serial)
-    goes_left = np.where(column[rows[start:stop]] == 8, missing_left,
-                         column[rows[start:stop]] <= 4)
     np.testing.assert_array_equal(serial[start:stop], np.concatenate(
         [rows[start:stop][goes_left], rows[start:stop][~goes_left]]))
-    np.testing.assert_array_equal(serial[:start], rows[:start])
-    np.testing.assert_array_equal(serial[stop:], rows[stop:])
-
-
-def test_partition_goes_parallel_only_on_large_slices(monkeypatch):
-    """One chunk per thread once every thread has PARALLEL_PARTITION_ROWS rows; the
-    one-thread partition below that, or on one thread."""
-    calls = []
-    original = grower._partition_parallel
-    monkeypatch.setattr(grower, "_partition_parallel",
-                        lambda *args: calls.append(args[-1]) or original(*args))
-    n = 2 * PARALLEL_PARTITION_ROWS
-    column = (np.arange(n) % 3).astype(np.uint8)
-    for n_jobs, size, expected in [(2, n, [2]), (2, n - 1, []), (1, n, [])]:
-        calls.clear()
-        rows = np.arange(n, dtype=np.uint32)
-        with using_threads(n_jobs):
-            n_left = partition(rows, 0, size, column, 0, False, 255,
-                               np.empty(n, dtype=np.uint32))
-        assert calls == expected and n_left == len(range(0, size, 3))
+    assert not serial[:start].any() and not serial[stop:].any()
 
 
 # -- n_jobs ------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 r"""Growing a tree from histograms: depth-wise or best-first (chapter 8).
 
-The rows of the data sit in one index array, and every node owns a slice
-``rows[start:stop]`` of it; splitting a node partitions its slice in place
-(:func:`partition`), so its children own the two halves. A node that may
+The rows of the data sit in two index arrays, and every node owns a slice
+``[start:stop]`` of one: the root of the first, its children of the second,
+their children of the first again, and so on. Splitting a node writes its
+slice into the other array, the rows going left first (:func:`partition`),
+so its children own the two halves. A node that may
 still split gets its histogram (:mod:`~boostlib.trees.histograms`), the
 smaller child built from its rows and the larger as parent − sibling, and
 its best split (:func:`~boostlib.trees.splitting.best_split`).
@@ -43,7 +45,7 @@ from .histograms import build_histogram, build_root_histogram, subtract
 from .monotone import bound_children
 from .splitting import best_split, leaf_value
 
-__all__ = ["ROW_DTYPE", "STATS_DTYPE", "TreeNode", "grow", "partition"]
+__all__ = ["ROW_DTYPE", "STATS_DTYPE", "Scratch", "TreeNode", "grow", "partition"]
 
 ROW_DTYPE = np.uint32  # row indices: half the bytes of int64 (np.intp beyond 2³² − 1 rows)
 STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–4 % faster, in
@@ -51,93 +53,135 @@ STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–
 # value off their float64 sums, which the equalities with scikit-learn rely on)
 
 
-# Rows per thread below which one thread partitions a node: the second pass of the
-# parallel partition and the start of the threads would cost more than they save.
-# Only the time depends on it: every row lands where the one-thread partition puts it.
+# The parallel partition reads every row twice (once to count each chunk's left rows,
+# once to move them), where one thread reads it once: it pays from three threads on. On
+# the two cores of ``benchmarks/``, two threads took as long as one (hist_trees.md).
+PARALLEL_PARTITION_THREADS = 3
+# Rows per thread below which one thread partitions a node: the start of the threads and
+# the second read would cost more than they save. Only the time depends on these two:
+# every row lands where the one-thread partition puts it.
 PARALLEL_PARTITION_ROWS = 1 << 15
 
 
-@njit(cache=True, nogil=True)
-def _partition_serial(rows, start, stop, column, goes_left, buffer):
-    n_left = 0
-    n_right = 0
-    for k in range(start, stop):
-        row = rows[k]
-        go_left = goes_left[column[row]]
-        # written to both sides, the counters then say which copy stays: no branch to
-        # mispredict (a row goes either way about as often); never overtakes k in place
-        rows[start + n_left] = row
-        buffer[n_right] = row
-        n_left += go_left
-        n_right += 1 - go_left
-    for k in range(n_right):
-        rows[start + n_left + k] = buffer[k]
-    return n_left
+class Scratch:
+    """Working arrays that one tree's growth leaves for the next tree's (the two arrays
+    of row indices, the gathered ``w z`` and ``w``).
+
+    At 10M rows each is tens of MB, and the first write to fresh memory costs a page
+    fault per page: 20–30 ms for 80 MB on the machine of ``benchmarks/``, as long as a
+    pass that reads and writes it. The boosting loop fits every stage's tree to the same
+    binned ``X``, so :class:`~boostlib.trees.HistTreeRegressor` keeps one ``Scratch`` per
+    binned ``X`` and hands it to each stage's :func:`grow` in turn (never to two at once).
+    """
+
+    def __init__(self):
+        self._arrays = {}
+
+    def array(self, name, n, dtype):
+        """The first ``n`` entries of the array ``name`` (made, or made larger, if needed)."""
+        a = self._arrays.get(name)
+        if a is None or a.dtype != dtype or len(a) < n:
+            a = self._arrays[name] = np.empty(n, dtype=dtype)
+        return a[:n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _partition_parallel(rows, start, stop, column, goes_left, buffer, n_chunks):
-    """Each thread splits one chunk of the slice into the buffer (its left rows from the
-    chunk's front, its right rows from its back), then every chunk's rows are copied to
-    their places: the left rows of chunk 0, of chunk 1, …, then the right rows likewise."""
+def _count_up(rows):
+    """``rows[k] = k``: ``np.arange`` in memory that is already there."""
+    for k in prange(len(rows)):
+        rows[k] = k
+
+
+@njit(cache=True, nogil=True)
+def _partition_serial(source, target, start, stop, column, goes_left, n_left):
+    left, right = start, start + n_left  # the next free place on each side
+    k = start
+    while k < stop and right < stop:
+        # a row moves `right` on by one at most: none of the next stop − right rows can
+        # write past the slice, even if n_left were wrong
+        end = min(stop, k + stop - right)
+        for i in range(k, end):
+            row = source[i]
+            go_left = goes_left[column[row]]
+            # one write, to its side's next place, chosen without a branch to mispredict
+            # (a row goes either way about as often)
+            target[left if go_left else right] = row
+            left += go_left
+            right += 1 - go_left
+        k = end
+    for i in range(k, stop):  # the right side is full: the rows left must all go left
+        row = source[i]
+        if not goes_left[column[row]]:
+            return -1
+        target[left] = row
+        left += 1
+    return left - start
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _partition_parallel(source, target, start, stop, column, goes_left, n_chunks):
+    """Each thread counts the left rows of one chunk of the slice; the counts say where each
+    chunk's rows go (the left rows of chunk 0, of chunk 1, …, then the right rows likewise),
+    and each thread moves its chunk's rows there as :func:`_partition_serial` does."""
     n = stop - start
     size = (n + n_chunks - 1) // n_chunks
     n_lefts = np.zeros(n_chunks, dtype=np.intp)
-    n_rights = np.zeros(n_chunks, dtype=np.intp)
     for chunk in prange(n_chunks):
-        front = min(chunk * size, n)
-        back = min(front + size, n)
         n_left = 0
-        n_right = 0
-        for k in range(start + front, start + back):
-            row = rows[k]
-            go_left = goes_left[column[row]]
-            buffer[front + n_left] = row  # both free slots, as in _partition_serial
-            buffer[back - 1 - n_right] = row
-            n_left += go_left
-            n_right += 1 - go_left
+        for k in range(start + min(chunk * size, n), start + min(chunk * size + size, n)):
+            n_left += goes_left[column[source[k]]]
         n_lefts[chunk] = n_left
-        n_rights[chunk] = n_right
-    left_at = np.empty(n_chunks, dtype=np.intp)
-    right_at = np.empty(n_chunks, dtype=np.intp)
     total_left = 0
     for chunk in range(n_chunks):
         total_left += n_lefts[chunk]
+    left_at = np.empty(n_chunks, dtype=np.intp)
+    right_at = np.empty(n_chunks, dtype=np.intp)
     next_left, next_right = start, start + total_left
     for chunk in range(n_chunks):
         left_at[chunk], right_at[chunk] = next_left, next_right
         next_left += n_lefts[chunk]
-        next_right += n_rights[chunk]
+        next_right += min(chunk * size + size, n) - min(chunk * size, n) - n_lefts[chunk]
     for chunk in prange(n_chunks):
-        front = min(chunk * size, n)
-        back = min(front + size, n)
-        for i in range(n_lefts[chunk]):
-            rows[left_at[chunk] + i] = buffer[front + i]
-        for i in range(n_rights[chunk]):
-            rows[right_at[chunk] + i] = buffer[back - 1 - i]
+        left, right = left_at[chunk], right_at[chunk]
+        for k in range(start + min(chunk * size, n), start + min(chunk * size + size, n)):
+            row = source[k]
+            go_left = goes_left[column[row]]
+            target[left if go_left else right] = row
+            left += go_left
+            right += 1 - go_left
     return total_left
 
 
-def partition(rows, start, stop, column, bin_threshold, missing_left, missing_bin, buffer,
-              left_bins=None):
-    """Reorder ``rows[start:stop]`` so the rows going left come first; return how many.
+def partition(source, target, start, stop, column, bin_threshold, missing_left, missing_bin,
+              n_left, left_bins=None):
+    """Write ``source[start:stop]`` to ``target[start:stop]``, the rows going left first.
 
     A row goes left when its bin in ``column`` is ``≤ bin_threshold``, or, at
     ``missing_bin``, when ``missing_left``; for a categorical split, when
     ``left_bins`` (bool per bin, :mod:`~boostlib.trees.categorical`) holds its
-    bin. Either rule is read as a table, one entry per bin. Stable: each side keeps its order.
-    ``buffer`` holds at least ``stop − start`` rows. A large slice is cut into
+    bin. Either rule is read as a table, one entry per bin. Stable: each side
+    keeps its order. ``n_left``, the number of rows going left (the split's
+    count, from the histogram), says where the right side begins, so one pass
+    puts every row in its place; a different count raises a ``RuntimeError``.
+    From ``PARALLEL_PARTITION_THREADS`` threads on, a large slice is cut into
     chunks of at least ``PARALLEL_PARTITION_ROWS`` rows, at most one per thread,
-    each partitioned on its own and the pieces put together in chunk order: the
-    same rows in the same places as one thread.
+    each counted and moved on its own thread: the same rows in the same places.
+    Returns ``n_left``.
     """
     if left_bins is None:
         left_bins = np.arange(missing_bin + 1) <= bin_threshold
         left_bins[missing_bin] = missing_left
-    n_chunks = min(get_num_threads(), (stop - start) // PARALLEL_PARTITION_ROWS)
-    if n_chunks > 1:
-        return _partition_parallel(rows, start, stop, column, left_bins, buffer, n_chunks)
-    return _partition_serial(rows, start, stop, column, left_bins, buffer)
+    threads = get_num_threads()
+    n_chunks = min(threads, (stop - start) // PARALLEL_PARTITION_ROWS)
+    if threads >= PARALLEL_PARTITION_THREADS and n_chunks > 1:
+        counted = _partition_parallel(source, target, start, stop, column, left_bins, n_chunks)
+    elif 0 <= n_left <= stop - start:
+        counted = _partition_serial(source, target, start, stop, column, left_bins, n_left)
+    else:
+        counted = -1
+    if counted != n_left:
+        raise RuntimeError(f"the split sends {n_left} rows left, but {counted} go left")
+    return n_left
 
 
 class TreeNode:
@@ -159,13 +203,14 @@ class TreeNode:
 
 def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
          min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0, monotonic_cst=None,
-         max_features=1.0, rng=None, categorical_smoothing=0.0):
+         max_features=1.0, rng=None, categorical_smoothing=0.0, scratch=None):
     """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ_i w_i (z_i − u_i)² + λ Σ_j γ_j²``.
 
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
     (outside a subsample) take no part. Returns the list of :class:`TreeNode`,
-    parents before children, and ``rows``: the rows taking part, each leaf's
-    at ``rows[leaf.start:leaf.stop]``.
+    parents before children, and ``rows``: two arrays of the rows taking part,
+    a node's at ``rows[node.depth % 2][node.start:node.stop]`` (each partition
+    writes a node's rows from its array into the other, its children's).
 
     ``monotonic_cst`` (int8 per feature, or None): leaf values bounded as
     :mod:`~boostlib.trees.monotone` derives. ``max_features < 1``: each node
@@ -173,6 +218,8 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     (:mod:`~boostlib.trees.column_subsampling`). A binner with categorical
     features gets them their own scan (:mod:`~boostlib.trees.categorical`),
     categories sorted by ``G_c/(H_c + β)``, ``β = categorical_smoothing``.
+    ``scratch``: the :class:`Scratch` to take working arrays from (``rows`` are
+    two of them, so they are the caller's only until the next grow with it).
     """
     bins, binner = binned.bins, binned.binner
     missing_bin = binner.missing_bin
@@ -180,21 +227,26 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     has_categorical = hasattr(binner, "is_categorical_")
     wz = np.asarray(wz, dtype=STATS_DTYPE)
     w = np.asarray(w, dtype=STATS_DTYPE)
+    scratch = Scratch() if scratch is None else scratch
     row_dtype = ROW_DTYPE if len(w) <= np.iinfo(ROW_DTYPE).max else np.intp
-    taking_part = w > 0
-    if taking_part.all():  # no int64 indices to convert
-        rows = np.arange(len(w), dtype=row_dtype)
+    if len(w) and w.min() > 0:  # every row: no int64 indices to convert
+        root_rows = scratch.array("rows", len(w), row_dtype)
+        _count_up(root_rows)
     else:
-        rows = np.flatnonzero(taking_part).astype(row_dtype)
-    if len(rows) == len(w):
+        root_rows = np.flatnonzero(w > 0).astype(row_dtype)
+    n = len(root_rows)
+    if n == len(w):
         root_hist = build_root_histogram(bins, wz, w, n_bins_total)
     else:
-        root_hist = build_histogram(bins, rows, wz, w, n_bins_total)
+        root_hist = build_histogram(bins, root_rows, wz, w, n_bins_total)
     sum_wz, sum_w, _ = root_hist[0].sum(axis=0)
-    root = TreeNode(0, len(rows), sum_wz, sum_w, 0, l2_regularization)
+    root = TreeNode(0, n, sum_wz, sum_w, 0, l2_regularization)
     root.hist = root_hist
     nodes = [root]
-    buffer = np.empty(len(rows), dtype=rows.dtype)
+    rows = (root_rows, scratch.array("rows at odd depths", n, root_rows.dtype))
+    # the smaller child has at most half of its parent's rows
+    gathered = (scratch.array("gathered wz", n // 2, wz.dtype),
+                scratch.array("gathered w", n // 2, w.dtype))
 
     def may_split(node):
         return (max_depth is None or node.depth < max_depth) and node.n >= 2 * min_samples_leaf
@@ -250,15 +302,14 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
         n_leaves += 1
         # every row into its child: the children that may split need their rows, and
         # the leaves' rows give the training predictions without walking the tree
-        n_left = partition(rows, node.start, node.stop, bins[feature], b, missing_left,
-                           missing_bin, buffer, node.left_bins)
-        assert n_left == left.n
+        partition(rows[node.depth % 2], rows[left.depth % 2], node.start, node.stop,
+                  bins[feature], b, missing_left, missing_bin, left.n, node.left_bins)
         children = [child for child in (left, right) if may_split(child)]
         if children:
             # the subtraction trick: build the smaller child, the larger is parent − smaller
             small, large = (left, right) if left.n <= right.n else (right, left)
-            small.hist = build_histogram(bins, rows[small.start:small.stop], wz, w,
-                                         n_bins_total)
+            small.hist = build_histogram(bins, rows[small.depth % 2][small.start:small.stop],
+                                         wz, w, n_bins_total, gathered)
             large.hist = subtract(node.hist, small.hist)
             frontier += [child for child in children if find_split(child)]
             for child in (left, right):

@@ -17,7 +17,9 @@ sparse ``X`` (CSR or CSC) is binned without a dense copy
 
 from __future__ import annotations
 
+import contextlib
 import numbers
+import weakref
 
 import numpy as np
 from scipy import sparse
@@ -34,7 +36,7 @@ from sklearn.utils.validation import (
 
 from .binning import BinnedX, Binner
 from .categorical import CategoricalBinner, categorical_mask, category_codes, category_labels
-from .grower import grow
+from .grower import Scratch, grow
 from .monotone import check_monotonic_cst
 from .predictor import Tree, values_of_rows
 from .threads import effective_n_threads, using_threads
@@ -230,8 +232,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit to ``X`` (N, d) or a :class:`BinnedX`, targets ``y`` (N,), weights ``w`` (N,)."""
-        with using_threads(self.n_jobs):
-            self._grow(X, y, sample_weight)
+        with using_threads(self.n_jobs), _scratch_of(X) as scratch:
+            self._grow(X, y, sample_weight, scratch)
         return self
 
     def fit_predict(self, X, y, sample_weight=None):
@@ -241,20 +243,20 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         known without walking the tree; the boosting loop calls this every stage.
         Rows of zero weight take no part in the partition and are walked.
         """
-        with using_threads(self.n_jobs):
-            nodes, rows = self._grow(X, y, sample_weight)
-        n_samples = _num_samples(X)  # len() of a sparse matrix is an error
-        if len(rows) != n_samples:
-            return self.predict(X)
-        leaves = [k for k, node in enumerate(nodes) if node.left == -1]
-        u = np.empty(n_samples)
-        with using_threads(self.n_jobs):
-            values_of_rows(rows, np.array([nodes[k].start for k in leaves]),
+        with using_threads(self.n_jobs), _scratch_of(X) as scratch:
+            nodes, rows = self._grow(X, y, sample_weight, scratch)
+            n_samples = _num_samples(X)  # len() of a sparse matrix is an error
+            if len(rows[0]) != n_samples:
+                return self.predict(X)
+            leaves = [k for k, node in enumerate(nodes) if node.left == -1]
+            u = np.empty(n_samples)
+            values_of_rows(*rows, np.array([nodes[k].start for k in leaves]),
                            np.array([nodes[k].stop for k in leaves]),
+                           np.array([nodes[k].depth % 2 == 1 for k in leaves]),
                            self.tree_.value[leaves, 0, 0], u)
         return u
 
-    def _grow(self, X, y, sample_weight):
+    def _grow(self, X, y, sample_weight, scratch):
         """Validate, bin if needed, grow; set ``tree_`` and return the grower's nodes and rows."""
         # forget any earlier fit: a fit that fails leaves nothing that predicts
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
@@ -300,14 +302,16 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                     "categories have no order to be monotone in (give it 0)")
         # each node's features are drawn from random_state (the boosting loop's shared one)
         rng = check_random_state(self.random_state) if self.max_features < 1 else None
-        nodes, rows = grow(binned, sample_weight * y, sample_weight, max_depth=self._max_depth(),
+        wz = np.multiply(sample_weight, y, out=scratch.array("wz", len(y), np.float64))
+        nodes, rows = grow(binned, wz, sample_weight, max_depth=self._max_depth(),
                            max_leaf_nodes=self.max_leaf_nodes,
                            min_samples_leaf=self.min_samples_leaf,
                            min_child_weight=self.min_child_weight,
                            l2_regularization=self.l2_regularization,
                            min_split_gain=self.min_split_gain, monotonic_cst=monotonic_cst,
                            max_features=self.max_features, rng=rng,
-                           categorical_smoothing=self.categorical_smoothing)
+                           categorical_smoothing=self.categorical_smoothing,
+                           scratch=scratch)
         self.binner_ = binned.binner
         self.is_categorical_ = getattr(binned.binner, "is_categorical_", None)
         self.tree_ = Tree(nodes, binned.binner.missing_bin)
@@ -352,3 +356,27 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         """The depth of the fitted tree, the root at depth 0 (as scikit-learn's trees say it)."""
         check_is_fitted(self)
         return self.tree_.max_depth
+
+
+# binned X -> the Scratch its trees' growth reuses, while no tree is growing on it
+_SCRATCHES = weakref.WeakKeyDictionary()
+
+
+@contextlib.contextmanager
+def _scratch_of(X):
+    """The :class:`~boostlib.trees.grower.Scratch` of a binned ``X``, lent for one fit.
+
+    Every stage of a boosting fit fits its tree to the same :class:`BinnedX`, so
+    the working arrays of one tree serve the next (none is fresh memory). Only one
+    fit at a time holds it: a second fit on the same ``X`` meanwhile gets its own.
+    It goes when the binned ``X`` goes. Any other ``X`` is binned anew, and gets
+    a fresh one.
+    """
+    if not isinstance(X, BinnedX):
+        yield Scratch()
+        return
+    scratch = _SCRATCHES.pop(X, None) or Scratch()
+    try:
+        yield scratch
+    finally:
+        _SCRATCHES[X] = scratch

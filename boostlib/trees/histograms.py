@@ -90,13 +90,17 @@ def _add_one_feature(hist, bins, j, rows, every_row, wz, w):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def histogram(bins, rows, wz, w, n_bins, every_row):
+def histogram(bins, rows, wz, w, n_bins, every_row, gathered_wz, gathered_w):
     """``hist[j, b] = (Σ w z, Σ w, n)`` over the node's ``rows`` (indices into the data).
 
     ``bins`` (n_features, n_samples) uint8, ``wz`` and ``w`` (n_samples,);
     ``n_bins`` is the number of bins per feature including the NaN bin.
     ``every_row``: the root, whose rows are all rows in order (``rows`` is then
-    not read, and nothing is gathered). One kernel serves the root and the
+    not read, and nothing is gathered). Otherwise ``wz`` and ``w`` are gathered
+    into the node's row order, in ``gathered_wz`` and ``gathered_w`` (at least
+    ``len(rows)`` each: memory the caller reuses from node to node, where an
+    array made here would be fresh, and the first write to fresh memory costs
+    the system's page faults). One kernel serves the root and the
     other nodes, so numba compiles it once (for uint32 row indices: twice beyond
     2³² − 1 rows, whose indices are ``intp``).
     """
@@ -105,8 +109,7 @@ def histogram(bins, rows, wz, w, n_bins, every_row):
         gathered_wz, gathered_w = wz, w
     else:
         n_rows = len(rows)
-        gathered_wz = np.empty(n_rows, dtype=wz.dtype)
-        gathered_w = np.empty(n_rows, dtype=w.dtype)
+        gathered_wz, gathered_w = gathered_wz[:n_rows], gathered_w[:n_rows]
         for k in prange(n_rows):
             gathered_wz[k] = wz[rows[k]]
             gathered_w[k] = w[rows[k]]
@@ -123,12 +126,18 @@ _NO_ROWS = np.empty(0, dtype=np.uint32)  # the dtype of the nodes' rows: no seco
 
 def build_root_histogram(bins, wz, w, n_bins):
     """:func:`histogram` over *all* rows (the root; no gather needed)."""
-    return histogram(bins, _NO_ROWS, wz, w, n_bins, True)
+    return histogram(bins, _NO_ROWS, wz, w, n_bins, True, wz[:0], w[:0])
 
 
-def build_histogram(bins, rows, wz, w, n_bins):
-    """:func:`histogram` over the node's ``rows`` (indices into the data)."""
-    return histogram(bins, rows, wz, w, n_bins, False)
+def build_histogram(bins, rows, wz, w, n_bins, gathered=None):
+    """:func:`histogram` over the node's ``rows`` (indices into the data).
+
+    ``gathered``: two arrays of ``wz``'s and ``w``'s dtypes, at least ``len(rows)``
+    long, to gather into (fresh ones when None).
+    """
+    if gathered is None:
+        gathered = np.empty(len(rows), dtype=wz.dtype), np.empty(len(rows), dtype=w.dtype)
+    return histogram(bins, rows, wz, w, n_bins, False, *gathered)
 
 
 def subtract(parent, child):

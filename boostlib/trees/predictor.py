@@ -63,13 +63,15 @@ def apply_raw(X, feature, threshold, missing_left, children_left, children_right
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def values_of_rows(rows, starts, stops, values, out):
+def values_of_rows(rows_even, rows_odd, starts, stops, odd, values, out):
     """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l`` (the book's
-    ``j``): the training rows' predictions read off the grower's partition, one leaf
-    per thread at a time."""
-    for leaf in prange(len(starts)):
+    ``j``), ``rows`` being ``rows_odd`` for a leaf at an odd depth (``odd[l]``) and
+    ``rows_even`` otherwise: the training rows' predictions read off the grower's
+    partition, each leaf's rows shared out among the threads."""
+    for leaf in range(len(starts)):
+        rows = rows_odd if odd[leaf] else rows_even
         value = values[leaf]
-        for k in range(starts[leaf], stops[leaf]):
+        for k in prange(starts[leaf], stops[leaf]):
             out[rows[k]] = value
 
 
