@@ -413,6 +413,63 @@ def write_profile(profile_size=PROFILE_SIZE):
         " the last two once per fit"])
 
 
+def _time_partitions(column, threads, repeat):
+    """Median wall seconds of the two partition kernels on one node of every row of
+    ``column``, on ``threads`` threads (see :func:`partition_times`)."""
+    import time
+
+    from boostlib.trees import grower
+    from boostlib.trees.threads import using_threads
+
+    n = len(column)
+    goes_left = np.arange(256) <= 127
+    n_left = int(goes_left[column].sum())
+    source = np.arange(n, dtype=np.uint32)
+    targets = {"one thread": np.empty(n, np.uint32), "in chunks": np.empty(n, np.uint32)}
+    kernels = {
+        "one thread": lambda: grower._partition_serial(
+            source, targets["one thread"], 0, n, column, goes_left, n_left),
+        "in chunks": lambda: grower._partition_parallel(
+            source, targets["in chunks"], 0, n, column, goes_left, threads)}
+    seconds = {name: [] for name in kernels}
+    with using_threads(threads):
+        for kernel in kernels.values():
+            assert kernel() == n_left  # warm-up (numba compiles or loads its cache)
+        for _ in range(repeat):
+            for name, kernel in kernels.items():
+                start = time.perf_counter()
+                kernel()
+                seconds[name].append(time.perf_counter() - start)
+    assert (targets["one thread"] == targets["in chunks"]).all()
+    return {name: harness.median(times) for name, times in seconds.items()}
+
+
+def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
+    """The partition of one node of ``n`` rows, in order, on a random column (bins 0..254,
+    those ≤ 127 going left): the one-thread kernel, and the kernel in chunks (one per
+    thread: counted, then moved), on one thread and on every core. Wall seconds, the
+    median of ``repeat`` alternating runs after a warm-up; both write the same rows."""
+    rng = np.random.RandomState(0)
+    out = []
+    for n in sizes:
+        column = rng.randint(0, 255, n).astype(np.uint8)
+        for threads in sorted({1, cores()}):
+            for name, wall_s in _time_partitions(column, threads, repeat).items():
+                out.append({"n_rows": n, "kernel": name, "threads": threads,
+                            "chunks": threads if name == "in chunks" else 1,
+                            "wall_s": wall_s, "repeats": repeat})
+    return out
+
+
+def write_partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
+    """``hist_trees_partition.csv`` (also alone: ``python benchmarks/hist_trees.py
+    --partition-only``)."""
+    harness.write_csv(f"{NAME}_partition", partition_times(sizes, repeat), notes=[
+        "grower._partition_serial and grower._partition_parallel (one chunk per thread) on"
+        " one node of n_rows rows in order, a random uint8 column (bins 0..254, <= 127 left):"
+        " wall seconds, median of 'repeats' alternating runs after a warm-up, in one process"])
+
+
 def run(quick=False):
     sizes = SIZES[:2] if quick else SIZES
     thread_sizes = sizes[-1:] if quick else THREAD_SIZES
@@ -439,6 +496,7 @@ def run(quick=False):
         " (HistGradientBoosting reads OMP_NUM_THREADS)"])
     write_compile_times(1 if quick else 3)
     write_profile(thread_sizes[0] if quick else PROFILE_SIZE)
+    write_partition_times((10_000,) if quick else (1_000_000, 10_000_000), 1 if quick else 5)
     harness.write_csv(f"{NAME}_seed000", seed000(repeat=1 if quick else 3), notes=[
         "seed 000: binomial_deviance, init=learner, init_step=constant, line search, lr 0.1,"
         " 100 depth-3 trees (n_jobs=1), load_split('hastie', 0); cpu_s = time.process_time"
@@ -497,6 +555,10 @@ def summary(frame):
     if profile_ is not None:
         parts += ["", "Where boostlib's fit spends its time (seconds per tree):", "",
                   harness.markdown_table(profile_)]
+    partition_ = harness.read_csv(f"{NAME}_partition")
+    if partition_ is not None:
+        parts += ["", "The partition of one node, on one thread and in chunks (wall seconds):",
+                  "", harness.markdown_table(partition_)]
     seed = harness.read_csv(f"{NAME}_seed000")
     if seed is not None:
         parts += ["", "Seed 000's experiment with the exact and the histogram tree (CPU "
@@ -513,6 +575,8 @@ if __name__ == "__main__":
         print(json.dumps(profile(int(sys.argv[2]), int(sys.argv[3]))))
     elif sys.argv[1] == "--profile-only":
         write_profile()
+    elif sys.argv[1] == "--partition-only":
+        write_partition_times()
     elif sys.argv[1] == "--compile-only":
         write_compile_times()
     elif sys.argv[1] == "--tiny":

@@ -54,8 +54,9 @@ STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–
 
 
 # The parallel partition reads every row twice (once to count each chunk's left rows,
-# once to move them), where one thread reads it once: it pays from three threads on. On
-# the two cores of ``benchmarks/``, two threads took as long as one (hist_trees.md).
+# once to move them), where one thread reads it once: it can pay from three threads on.
+# On the two cores of benchmarks/, two threads took longer than one
+# (benchmarks/results/hist_trees_partition.csv).
 PARALLEL_PARTITION_THREADS = 3
 # Rows per thread below which one thread partitions a node: the start of the threads and
 # the second read would cost more than they save. Only the time depends on these two:
