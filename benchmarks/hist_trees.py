@@ -274,8 +274,7 @@ def tiny():
     for max_leaf_nodes in (None, 6):
         BoostingClassifier(learner=HistTreeRegressor(max_leaf_nodes=max_leaf_nodes),
                            n_estimators=3).fit(X, y).predict(X)
-    # enough rows that, from three threads on, the partition runs in chunks (one per
-    # thread), raw values predicted
+    # enough rows that two threads share the partition, raw values predicted
     n = 2 * PARALLEL_PARTITION_ROWS
     X = rng.randn(n, 5)
     HistTreeRegressor(max_depth=2).fit(X, X[:, 0] > 0).predict(X)
@@ -425,12 +424,12 @@ def _time_partitions(column, threads, repeat):
     goes_left = np.arange(256) <= 127
     n_left = int(goes_left[column].sum())
     source = np.arange(n, dtype=np.uint32)
-    targets = {"one thread": np.empty(n, np.uint32), "in chunks": np.empty(n, np.uint32)}
+    targets = {"one thread": np.empty(n, np.uint32), "in halves": np.empty(n, np.uint32)}
     kernels = {
-        "one thread": lambda: grower._partition_serial(
-            source, targets["one thread"], 0, n, column, goes_left, n_left),
-        "in chunks": lambda: grower._partition_parallel(
-            source, targets["in chunks"], 0, n, column, goes_left, threads)}
+        "one thread": lambda: grower._forward(
+            source, targets["one thread"], 0, n, column, goes_left, 0, n_left, n),
+        "in halves": lambda: grower._partition_in_halves(
+            source, targets["in halves"], 0, n, column, goes_left, n_left)}
     seconds = {name: [] for name in kernels}
     with using_threads(threads):
         for kernel in kernels.values():
@@ -440,15 +439,16 @@ def _time_partitions(column, threads, repeat):
                 start = time.perf_counter()
                 kernel()
                 seconds[name].append(time.perf_counter() - start)
-    assert (targets["one thread"] == targets["in chunks"]).all()
+    assert (targets["one thread"] == targets["in halves"]).all()
     return {name: harness.median(times) for name, times in seconds.items()}
 
 
 def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
     """The partition of one node of ``n`` rows, in order, on a random column (bins 0..254,
-    those ≤ 127 going left): the one-thread kernel, and the kernel in chunks (one per
-    thread: counted, then moved), on one thread and on every core. Wall seconds, the
-    median of ``repeat`` alternating runs after a warm-up; both write the same rows."""
+    those ≤ 127 going left): the one-thread kernel, and the kernel in halves (one from
+    each end, a thread each when there are two), on one thread and on every core. Wall
+    seconds, the median of ``repeat`` alternating runs after a warm-up; both write the
+    same rows."""
     rng = np.random.RandomState(0)
     out = []
     for n in sizes:
@@ -456,7 +456,6 @@ def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
         for threads in sorted({1, cores()}):
             for name, wall_s in _time_partitions(column, threads, repeat).items():
                 out.append({"n_rows": n, "kernel": name, "threads": threads,
-                            "chunks": threads if name == "in chunks" else 1,
                             "wall_s": wall_s, "repeats": repeat})
     return out
 
@@ -465,9 +464,10 @@ def write_partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
     """``hist_trees_partition.csv`` (also alone: ``python benchmarks/hist_trees.py
     --partition-only``)."""
     harness.write_csv(f"{NAME}_partition", partition_times(sizes, repeat), notes=[
-        "grower._partition_serial and grower._partition_parallel (one chunk per thread) on"
-        " one node of n_rows rows in order, a random uint8 column (bins 0..254, <= 127 left):"
-        " wall seconds, median of 'repeats' alternating runs after a warm-up, in one process"])
+        "grower._forward (one thread) and grower._partition_in_halves (a half from each end,"
+        " on two threads when there are two) on one node of n_rows rows in order, a random"
+        " uint8 column (bins 0..254, <= 127 left): wall seconds, median of 'repeats'"
+        " alternating runs after a warm-up, in one process"])
 
 
 def run(quick=False):
@@ -557,7 +557,7 @@ def summary(frame):
                   harness.markdown_table(profile_)]
     partition_ = harness.read_csv(f"{NAME}_partition")
     if partition_ is not None:
-        parts += ["", "The partition of one node, on one thread and in chunks (wall seconds):",
+        parts += ["", "The partition of one node, on one thread and in halves (wall seconds):",
                   "", harness.markdown_table(partition_)]
     seed = harness.read_csv(f"{NAME}_seed000")
     if seed is not None:

@@ -329,7 +329,7 @@ def digest(*arrays):
 
 
 rng = np.random.RandomState(0)
-n = 150_000  # above 4 × PARALLEL_PARTITION_ROWS: the partition runs in chunks
+n = 150_000  # above 4 × PARALLEL_PARTITION_ROWS: two threads share the partitions
 X = np.c_[rng.randint(0, 60, n), rng.randint(0, 7, n), rng.randn(n), rng.randint(0, 200, n)]
 X = X.astype(float)
 X[rng.rand(n) < 0.05, 0] = np.nan

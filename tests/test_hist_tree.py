@@ -507,8 +507,39 @@ def test_estimator_details():
         HistTreeRegressor().fit(binned, np.where(np.arange(300) == 7, np.nan, y))
     with pytest.raises(ValueError, match="Input sample_weight contains infinity"):
         HistTreeRegressor().fit(X, y, sample_weight=np.full(300, np.inf))
+    # binned X with float64 weights (the boosting loop's case: one pass weights and checks
+    # the rows), the error scikit-learn's checks give, y first
+    w = np.ones(300)
+    for bad_y, bad_w, message in [
+            (np.nan, 1.0, r"^Input y contains NaN\.$"), (np.inf, 1.0, "^Input y contains infinity"),
+            (np.nan, -1.0, r"^Input y contains NaN\.$"),
+            (0.0, np.nan, r"^Input sample_weight contains NaN\.$"),
+            (0.0, -np.inf, "^Input sample_weight contains infinity"),
+            (0.0, -1e-300, "^Negative values in data passed to `sample_weight`")]:
+        with pytest.raises(ValueError, match=message):
+            HistTreeRegressor().fit(binned, np.where(np.arange(300) == 7, bad_y, y),
+                                    sample_weight=np.where(np.arange(300) == 9, bad_w, w))
     with pytest.warns(DataConversionWarning):
         HistTreeRegressor().fit(binned, y.reshape(-1, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("error", DataConversionWarning)
         HistTreeRegressor().fit(binned, y)
+
+
+@pytest.mark.parametrize("weights", ["positive", "some zero"])
+def test_the_loops_one_pass_over_the_rows_fits_what_the_checks_fit(weights):
+    """Binned X with float64 weights: ``w z`` and the checks in one pass; the same tree
+    as from weights scikit-learn's checks convert (a list), to the bit, and the same
+    training predictions."""
+    rng = np.random.RandomState(5)
+    X, y = rng.randn(400, 4), rng.randn(400)
+    w = rng.rand(400) + (0.0 if weights == "some zero" else 0.1)
+    w[::5] *= 0.0 if weights == "some zero" else 1.0
+    binned = HistTreeRegressor().bin(X)
+    fast, checked = HistTreeRegressor(max_depth=4), HistTreeRegressor(max_depth=4)
+    u = fast.fit_predict(binned, y, sample_weight=w)
+    np.testing.assert_array_equal(u, checked.fit_predict(binned, y, sample_weight=w.tolist()))
+    for name in ("feature", "threshold", "value", "gain", "n_node_samples",
+                 "weighted_n_node_samples"):
+        np.testing.assert_array_equal(getattr(fast.tree_, name), getattr(checked.tree_, name))
+    np.testing.assert_array_equal(u, fast.predict(binned))

@@ -92,13 +92,11 @@ def test_compile_times_are_medians_of_pairs_each_with_a_fresh_cache(monkeypatch)
 
 
 def test_partition_times_cover_both_kernels_on_one_thread_and_every_core(monkeypatch):
-    """Both kernels at each size and thread count, the chunked one in a chunk per thread
-    (it asserts that both write the same rows); positive medians."""
+    """Both kernels at each size and thread count (it asserts that both write the same
+    rows); positive medians."""
     monkeypatch.setattr(hist_trees, "cores", lambda: 2)
     rows = pd.DataFrame(hist_trees.partition_times((5_000, 70_000), repeat=2))
     assert len(rows) == 2 * 2 * 2 and (rows.wall_s > 0).all() and (rows.repeats == 2).all()
     assert set(zip(rows.n_rows, rows.kernel, rows.threads, strict=True)) == {
-        (n, kernel, k) for n in (5_000, 70_000) for kernel in ("one thread", "in chunks")
+        (n, kernel, k) for n in (5_000, 70_000) for kernel in ("one thread", "in halves")
         for k in (1, 2)}
-    np.testing.assert_array_equal(rows.chunks, np.where(rows.kernel == "in chunks",
-                                                        rows.threads, 1))

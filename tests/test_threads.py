@@ -4,8 +4,8 @@ numba's pool may hold more threads than the machine has cores (``NUMBA_NUM_THREA
 so one fresh process with a pool of 4 fits the same models on 1, 2 and 4 threads, on
 data large enough that every parallel kernel runs in parallel: the histograms (two
 features per thread, an odd feature alone), the split scan, the binning (thresholds
-and bins), the partition (slices cut into one chunk per thread, from three threads on)
-and the prediction.
+and bins), the partition (large slices by two threads, one from each end) and the
+prediction.
 A probe inside the process counts the threads that really ran.
 """
 
@@ -35,9 +35,10 @@ from boostlib.trees import grower
 from boostlib.trees.histograms import build_histogram, build_root_histogram
 from boostlib.trees.threads import using_threads
 
-CHUNKS = []  # the chunks of every parallel partition
-_partition_parallel = grower._partition_parallel
-grower._partition_parallel = lambda *args: CHUNKS.append(args[-1]) or _partition_parallel(*args)
+HALVES = []  # the sizes of the slices partitioned by two threads
+_partition_in_halves = grower._partition_in_halves
+grower._partition_in_halves = lambda *args: (HALVES.append(args[3] - args[2])
+                                             or _partition_in_halves(*args))
 
 TREE_ARRAYS = ("feature", "bin_threshold", "threshold", "missing_left", "children_left",
                "children_right", "value", "gain", "n_node_samples", "weighted_n_node_samples")
@@ -79,7 +80,7 @@ wz = rng.randn(n)
 
 def results(n_jobs):
     out = {}
-    CHUNKS.clear()
+    HALVES.clear()
     with using_threads(n_jobs):
         out["threads"] = len(set(thread_ids(4096).tolist()))
     depth_wise = BoostingClassifier(
@@ -102,7 +103,7 @@ def results(n_jobs):
         out["histograms"] = digest(
             build_root_histogram(binned.bins, wz, w, 256),
             build_histogram(binned.bins, np.flatnonzero(w > 0.3).astype(np.uint32), wz, w, 256))
-    out["partition chunks"] = sorted(set(CHUNKS))
+    out["partitions in halves"] = len(HALVES)
     return out
 
 
@@ -121,36 +122,41 @@ def test_the_same_model_on_one_two_and_four_threads():
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert [out[k].pop("threads") for k in ("1", "2", "4")] == [1, 2, 4]
-    # the partition in parallel from PARALLEL_PARTITION_THREADS threads on, in chunks of at
-    # least PARALLEL_PARTITION_ROWS rows, one per thread: 4 at the root of 150 000 rows
-    assert grower.PARALLEL_PARTITION_THREADS == 3 and 4 * PARALLEL_PARTITION_ROWS <= 150_000
-    chunks = [out[k].pop("partition chunks") for k in ("1", "2", "4")]
-    assert chunks[:2] == [[], []] and chunks[2][-1] == 4 and chunks[2][0] >= 2
+    # the partition by two threads on two threads or more, from 2 × PARALLEL_PARTITION_ROWS
+    # rows on (the root of 150 000 rows and its children), by one thread on one
+    halves = [out[k].pop("partitions in halves") for k in ("1", "2", "4")]
+    assert 2 * 2 * PARALLEL_PARTITION_ROWS <= 150_000
+    assert halves[0] == 0 and halves[1] == halves[2] >= 3
     assert out["1"] == out["2"] == out["4"]
 
 
-@pytest.mark.parametrize("n_chunks", [2, 3, 5])
+@pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("missing_left", [False, True])
-def test_the_parallel_partition_puts_every_row_where_the_serial_one_does(n_chunks,
-                                                                          missing_left):
-    """Chunk by chunk, counted then moved: the stable partition, whatever the number of
-    chunks (uneven ones included); nothing outside the slice is written."""
-    rng = np.random.default_rng(n_chunks)
+def test_two_threads_put_every_row_where_one_thread_does(seed, missing_left):
+    """The first half of the slice from the front, the second from the back: the stable
+    partition (odd and even slices); nothing outside the slice is written, and a wrong
+    count of left rows is found, not written past the slice."""
+    rng = np.random.default_rng(seed)
     column = rng.integers(0, 9, size=10_007).astype(np.uint8)  # bin 8: the NaN bin
     rows = rng.permutation(10_007).astype(np.uint32)
-    start, stop = 13, 10_007 - 29
+    start, stop = 13 + seed, 10_007 - 29
     left_bins = np.r_[np.arange(8) <= 4, missing_left]  # bin 8: the NaN bin
     goes_left = left_bins[column[rows[start:stop]]]
-    serial, parallel = np.zeros_like(rows), np.zeros_like(rows)
-    n_serial = grower._partition_serial(rows, serial, start, stop, column, left_bins,
-                                        int(goes_left.sum()))
-    n_parallel = grower._partition_parallel(rows, parallel, start, stop, column, left_bins,
-                                            n_chunks)
-    assert n_parallel == n_serial == goes_left.sum()
-    np.testing.assert_array_equal(parallel, serial)
-    np.testing.assert_array_equal(serial[start:stop], np.concatenate(
+    n_left = int(goes_left.sum())
+    one, two = np.zeros_like(rows), np.zeros_like(rows)
+    assert grower._forward(rows, one, start, stop, column, left_bins, start, start + n_left,
+                           stop) == n_left
+    assert grower._partition_in_halves(rows, two, start, stop, column, left_bins,
+                                       n_left) == n_left
+    np.testing.assert_array_equal(two, one)
+    np.testing.assert_array_equal(one[start:stop], np.concatenate(
         [rows[start:stop][goes_left], rows[start:stop][~goes_left]]))
-    assert not serial[:start].any() and not serial[stop:].any()
+    assert not one[:start].any() and not one[stop:].any()
+    for wrong in (0, n_left - 1, n_left + 1, stop - start):
+        written = np.zeros_like(rows)
+        assert grower._partition_in_halves(rows, written, start, stop, column, left_bins,
+                                           wrong) != wrong
+        assert not written[:start].any() and not written[stop:].any()
 
 
 # -- n_jobs ------------------------------------------------------------------------

@@ -45,7 +45,8 @@ from .histograms import build_histogram, build_root_histogram, subtract
 from .monotone import bound_children
 from .splitting import best_split, leaf_value
 
-__all__ = ["ROW_DTYPE", "STATS_DTYPE", "Scratch", "TreeNode", "grow", "partition"]
+__all__ = ["ROW_DTYPE", "STATS_DTYPE", "Scratch", "TreeNode", "grow", "partition",
+           "weighted_targets"]
 
 ROW_DTYPE = np.uint32  # row indices: half the bytes of int64 (np.intp beyond 2³² − 1 rows)
 STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–4 % faster, in
@@ -53,14 +54,8 @@ STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–
 # value off their float64 sums, which the equalities with scikit-learn rely on)
 
 
-# The parallel partition reads every row twice (once to count each chunk's left rows,
-# once to move them), where one thread reads it once: it can pay from three threads on.
-# On the two cores of benchmarks/, two threads took longer than one
-# (benchmarks/results/hist_trees_partition.csv).
-PARALLEL_PARTITION_THREADS = 3
-# Rows per thread below which one thread partitions a node: the start of the threads and
-# the second read would cost more than they save. Only the time depends on these two:
-# every row lands where the one-thread partition puts it.
+# Rows below which one thread partitions a node: starting a second thread would cost
+# more than it saves. Only the time depends on it: the rows land in the same places.
 PARALLEL_PARTITION_ROWS = 1 << 15
 
 
@@ -87,6 +82,20 @@ class Scratch:
 
 
 @njit(cache=True, nogil=True, parallel=True)
+def weighted_targets(z, w, wz):
+    """``wz = w z``, row by row, in one pass that also checks every row: returns how many
+    rows have a ``z`` or ``w`` that is not finite or a negative ``w``, and how many have
+    ``w > 0`` (the rows that take part)."""
+    n_bad = 0
+    n_taking_part = 0
+    for i in prange(len(z)):
+        wz[i] = w[i] * z[i]
+        n_bad += not (np.isfinite(z[i]) and np.isfinite(w[i]) and w[i] >= 0.0)
+        n_taking_part += w[i] > 0.0
+    return n_bad, n_taking_part
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def _count_up(rows):
     """``rows[k] = k``: ``np.arange`` in memory that is already there."""
     for k in prange(len(rows)):
@@ -94,13 +103,16 @@ def _count_up(rows):
 
 
 @njit(cache=True, nogil=True)
-def _partition_serial(source, target, start, stop, column, goes_left, n_left):
-    left, right = start, start + n_left  # the next free place on each side
-    k = start
-    while k < stop and right < stop:
-        # a row moves `right` on by one at most: none of the next stop − right rows can
-        # write past the slice, even if n_left were wrong
-        end = min(stop, k + stop - right)
+def _forward(source, target, lo, hi, column, goes_left, left, right, limit):
+    """The rows ``source[lo:hi]``, in order: those going left to ``target[left]``,
+    ``left + 1``, …, the others to ``target[right]``, ``right + 1``, … but never at
+    ``limit`` or past it. Returns how many went left (−1 if a row found no place)."""
+    first = left
+    k = lo
+    while k < hi and right < limit:
+        # a row moves `right` on by one at most: none of the next limit − right rows can
+        # write past the limit, even if the count that placed `right` were wrong
+        end = min(hi, k + limit - right)
         for i in range(k, end):
             row = source[i]
             go_left = goes_left[column[row]]
@@ -110,47 +122,57 @@ def _partition_serial(source, target, start, stop, column, goes_left, n_left):
             left += go_left
             right += 1 - go_left
         k = end
-    for i in range(k, stop):  # the right side is full: the rows left must all go left
+    for i in range(k, hi):  # the right side is full: the rows left must all go left
         row = source[i]
         if not goes_left[column[row]]:
             return -1
         target[left] = row
         left += 1
-    return left - start
+    return left - first
+
+
+@njit(cache=True, nogil=True)
+def _backward(source, target, lo, hi, column, goes_left, left, right, limit):
+    """:func:`_forward` from the end: the rows ``source[lo:hi]`` last to first, those
+    going left to ``target[left]``, ``left − 1``, … but never below ``limit``, the others
+    to ``target[right]``, ``right − 1``, … Each side keeps its order."""
+    last = left
+    k = hi
+    while k > lo and left >= limit:
+        end = max(lo, k - (left - limit + 1))  # none of these rows can write below limit
+        for i in range(k - 1, end - 1, -1):
+            row = source[i]
+            go_left = goes_left[column[row]]
+            target[left if go_left else right] = row
+            left -= go_left
+            right -= 1 - go_left
+        k = end
+    for i in range(k - 1, lo - 1, -1):  # the left side is full
+        row = source[i]
+        if goes_left[column[row]]:
+            return -1
+        target[right] = row
+        right -= 1
+    return last - left
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _partition_parallel(source, target, start, stop, column, goes_left, n_chunks):
-    """Each thread counts the left rows of one chunk of the slice; the counts say where each
-    chunk's rows go (the left rows of chunk 0, of chunk 1, …, then the right rows likewise),
-    and each thread moves its chunk's rows there as :func:`_partition_serial` does."""
-    n = stop - start
-    size = (n + n_chunks - 1) // n_chunks
-    n_lefts = np.zeros(n_chunks, dtype=np.intp)
-    for chunk in prange(n_chunks):
-        n_left = 0
-        for k in range(start + min(chunk * size, n), start + min(chunk * size + size, n)):
-            n_left += goes_left[column[source[k]]]
-        n_lefts[chunk] = n_left
-    total_left = 0
-    for chunk in range(n_chunks):
-        total_left += n_lefts[chunk]
-    left_at = np.empty(n_chunks, dtype=np.intp)
-    right_at = np.empty(n_chunks, dtype=np.intp)
-    next_left, next_right = start, start + total_left
-    for chunk in range(n_chunks):
-        left_at[chunk], right_at[chunk] = next_left, next_right
-        next_left += n_lefts[chunk]
-        next_right += min(chunk * size + size, n) - min(chunk * size, n) - n_lefts[chunk]
-    for chunk in prange(n_chunks):
-        left, right = left_at[chunk], right_at[chunk]
-        for k in range(start + min(chunk * size, n), start + min(chunk * size + size, n)):
-            row = source[k]
-            go_left = goes_left[column[row]]
-            target[left if go_left else right] = row
-            left += go_left
-            right += 1 - go_left
-    return total_left
+def _partition_in_halves(source, target, start, stop, column, goes_left, n_left):
+    """Two threads, one per half of the slice: the first half from the front (its rows to
+    the front of each side), the second from the back (to the back of each side). Every
+    row lands where :func:`_forward` alone puts it, and each is read once."""
+    middle = start + (stop - start) // 2
+    counts = np.zeros(2, dtype=np.intp)
+    for half in prange(2):
+        if half == 0:
+            counts[0] = _forward(source, target, start, middle, column, goes_left, start,
+                                 start + n_left, stop)
+        else:
+            counts[1] = _backward(source, target, middle, stop, column, goes_left,
+                                  start + n_left - 1, stop - 1, start)
+    if counts[0] < 0 or counts[1] < 0:
+        return -1
+    return counts[0] + counts[1]
 
 
 def partition(source, target, start, stop, column, bin_threshold, missing_left, missing_bin,
@@ -163,23 +185,22 @@ def partition(source, target, start, stop, column, bin_threshold, missing_left, 
     bin. Either rule is read as a table, one entry per bin. Stable: each side
     keeps its order. ``n_left``, the number of rows going left (the split's
     count, from the histogram), says where the right side begins, so one pass
-    puts every row in its place; a different count raises a ``RuntimeError``.
-    From ``PARALLEL_PARTITION_THREADS`` threads on, a large slice is cut into
-    chunks of at least ``PARALLEL_PARTITION_ROWS`` rows, at most one per thread,
-    each counted and moved on its own thread: the same rows in the same places.
+    puts every row in its place; a different count raises a ``RuntimeError``
+    (and nothing outside the slice is written). On two threads or more, a slice
+    of at least ``2 × PARALLEL_PARTITION_ROWS`` rows is shared by two threads
+    (:func:`_partition_in_halves`): the same rows in the same places.
     Returns ``n_left``.
     """
     if left_bins is None:
         left_bins = np.arange(missing_bin + 1) <= bin_threshold
         left_bins[missing_bin] = missing_left
-    threads = get_num_threads()
-    n_chunks = min(threads, (stop - start) // PARALLEL_PARTITION_ROWS)
-    if threads >= PARALLEL_PARTITION_THREADS and n_chunks > 1:
-        counted = _partition_parallel(source, target, start, stop, column, left_bins, n_chunks)
-    elif 0 <= n_left <= stop - start:
-        counted = _partition_serial(source, target, start, stop, column, left_bins, n_left)
-    else:
+    if not 0 <= n_left <= stop - start:
         counted = -1
+    elif get_num_threads() >= 2 and stop - start >= 2 * PARALLEL_PARTITION_ROWS:
+        counted = _partition_in_halves(source, target, start, stop, column, left_bins, n_left)
+    else:
+        counted = _forward(source, target, start, stop, column, left_bins, start,
+                           start + n_left, stop)
     if counted != n_left:
         raise RuntimeError(f"the split sends {n_left} rows left, but {counted} go left")
     return n_left
@@ -204,7 +225,8 @@ class TreeNode:
 
 def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
          min_child_weight=1e-3, l2_regularization=0.0, min_split_gain=0.0, monotonic_cst=None,
-         max_features=1.0, rng=None, categorical_smoothing=0.0, scratch=None):
+         max_features=1.0, rng=None, categorical_smoothing=0.0, scratch=None,
+         every_row=None):
     """Grow one tree on ``binned`` (:class:`BinnedX`) for ``Σ_i w_i (z_i − u_i)² + λ Σ_j γ_j²``.
 
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
@@ -221,6 +243,7 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     categories sorted by ``G_c/(H_c + β)``, ``β = categorical_smoothing``.
     ``scratch``: the :class:`Scratch` to take working arrays from (``rows`` are
     two of them, so they are the caller's only until the next grow with it).
+    ``every_row``: whether every ``w > 0``, if the caller knows (None: found here).
     """
     bins, binner = binned.bins, binned.binner
     missing_bin = binner.missing_bin
@@ -230,7 +253,9 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     w = np.asarray(w, dtype=STATS_DTYPE)
     scratch = Scratch() if scratch is None else scratch
     row_dtype = ROW_DTYPE if len(w) <= np.iinfo(ROW_DTYPE).max else np.intp
-    if len(w) and w.min() > 0:  # every row: no int64 indices to convert
+    if every_row is None:
+        every_row = len(w) > 0 and w.min() > 0
+    if every_row:  # no int64 indices to convert
         root_rows = scratch.array("rows", len(w), row_dtype)
         _count_up(root_rows)
     else:

@@ -26,6 +26,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import (
+    _assert_all_finite,
     _check_sample_weight,
     _num_samples,
     check_array,
@@ -36,7 +37,7 @@ from sklearn.utils.validation import (
 
 from .binning import BinnedX, Binner
 from .categorical import CategoricalBinner, categorical_mask, category_codes, category_labels
-from .grower import Scratch, grow
+from .grower import Scratch, grow, weighted_targets
 from .monotone import check_monotonic_cst
 from .predictor import Tree, values_of_rows
 from .threads import effective_n_threads, using_threads
@@ -276,8 +277,9 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                     f"but this tree has max_bins={self.max_bins}"
                 )
             binned = X
-            y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64, input_name="y"),
-                             warn=True)
+            # NaN and inf in y: refused below, where y is weighted
+            y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64, input_name="y",
+                                         ensure_all_finite=False), warn=True)
             if len(y) != len(binned):
                 raise ValueError(f"X has {len(binned)} samples but y has {len(y)}")
             self.n_features_in_ = binned.shape[1]
@@ -287,9 +289,20 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                                  accept_sparse=("csr", "csc"), y_numeric=True,
                                  dtype=np.float64, ensure_all_finite="allow-nan")
             binned = None
-        # refuses NaN, inf and negative weights, naming sample_weight
-        sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
-                                             dtype=np.float64, ensure_non_negative=True)
+        wz = scratch.array("wz", len(y), np.float64)
+        every_row = None  # whether every row takes part (w > 0), once the checks pass
+        if binned is X and _is_row_vector(sample_weight, len(y)):
+            # the boosting loop's case: w z and every check in one pass over the rows
+            n_bad, n_taking_part = weighted_targets(y, sample_weight, wz)
+            if n_bad == 0:
+                every_row = n_taking_part == len(y)
+        if every_row is None:  # scikit-learn's checks, and their errors
+            if binned is X:
+                _assert_all_finite(y, input_name="y")
+            # refuses NaN, inf and negative weights, naming sample_weight
+            sample_weight = _check_sample_weight(sample_weight, np.empty((len(y), 0)),
+                                                 dtype=np.float64, ensure_non_negative=True)
+            np.multiply(sample_weight, y, out=wz)
         monotonic_cst = check_monotonic_cst(self.monotonic_cst, self.n_features_in_)
         if binned is None:
             binned = binner.fit(X, sample_weight).transform(X)
@@ -302,7 +315,6 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                     "categories have no order to be monotone in (give it 0)")
         # each node's features are drawn from random_state (the boosting loop's shared one)
         rng = check_random_state(self.random_state) if self.max_features < 1 else None
-        wz = np.multiply(sample_weight, y, out=scratch.array("wz", len(y), np.float64))
         nodes, rows = grow(binned, wz, sample_weight, max_depth=self._max_depth(),
                            max_leaf_nodes=self.max_leaf_nodes,
                            min_samples_leaf=self.min_samples_leaf,
@@ -311,7 +323,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
                            min_split_gain=self.min_split_gain, monotonic_cst=monotonic_cst,
                            max_features=self.max_features, rng=rng,
                            categorical_smoothing=self.categorical_smoothing,
-                           scratch=scratch)
+                           scratch=scratch, every_row=every_row)
         self.binner_ = binned.binner
         self.is_categorical_ = getattr(binned.binner, "is_categorical_", None)
         self.tree_ = Tree(nodes, binned.binner.missing_bin)
@@ -356,6 +368,13 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         """The depth of the fitted tree, the root at depth 0 (as scikit-learn's trees say it)."""
         check_is_fitted(self)
         return self.tree_.max_depth
+
+
+def _is_row_vector(sample_weight, n):
+    """Whether ``sample_weight`` is already what scikit-learn's check would make of it:
+    float64, one dimension, ``n`` values, contiguous."""
+    return (isinstance(sample_weight, np.ndarray) and sample_weight.dtype == np.float64
+            and sample_weight.shape == (n,) and sample_weight.flags.c_contiguous)
 
 
 # binned X -> the Scratch its trees' growth reuses, while no tree is growing on it
