@@ -64,8 +64,9 @@ class Scratch:
     of row indices, the gathered ``w z`` and ``w``).
 
     At 10M rows each is tens of MB, and the first write to fresh memory costs a page
-    fault per page: 20–30 ms for 80 MB on the machine of ``benchmarks/``, as long as a
-    pass that reads and writes it. The boosting loop fits every stage's tree to the same
+    fault per page: on the machine of ``benchmarks/``, 20–30 ms for 80 MB that a compiled
+    kernel makes, longer than a pass that reads and writes it (numpy asks the system for
+    huge pages for large arrays: about 8 ms). The boosting loop fits every stage's tree to the same
     binned ``X``, so :class:`~boostlib.trees.HistTreeRegressor` keeps one ``Scratch`` per
     binned ``X`` and hands it to each stage's :func:`grow` in turn (never to two at once).
     """
