@@ -15,8 +15,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from xgboost import XGBClassifier
 
 from boostlib import BoostingClassifier, BoostingRegressor, HistTreeRegressor
-from boostlib.trees import Binner, binning, grower
-from boostlib.trees.grower import grow
+from boostlib.trees import Binner, binning, grower, hist_tree
+from boostlib.trees.grower import grow, weighted_targets
 from boostlib.trees.histograms import build_histogram, build_root_histogram
 from boostlib.trees.splitting import gain, leaf_value
 
@@ -83,6 +83,12 @@ def test_histograms_add_up_and_subtraction_gives_the_sibling():
                                atol=1e-12)
     np.testing.assert_array_equal(built[0, :, 2], np.bincount(binned.bins[0, right],
                                                               minlength=17))
+    # gathered into arrays of the caller's: the same histogram; too short ones are refused
+    longer = np.full(600, np.nan), np.full(600, np.nan)
+    np.testing.assert_array_equal(build_histogram(binned.bins, right, wz, w, 17, longer), built)
+    short = np.empty(len(right) - 1), np.empty(len(right))
+    with pytest.raises(ValueError, match=f"fewer than the {len(right)} rows"):
+        build_histogram(binned.bins, right, wz, w, 17, short)
 
 
 # -- binning ----------------------------------------------------------------------
@@ -519,6 +525,10 @@ def test_estimator_details():
         with pytest.raises(ValueError, match=message):
             HistTreeRegressor().fit(binned, np.where(np.arange(300) == 7, bad_y, y),
                                     sample_weight=np.where(np.arange(300) == 9, bad_w, w))
+    with pytest.raises(ValueError, match="^Sample weights must contain at least one non-zero"):
+        HistTreeRegressor().fit(binned, y, sample_weight=np.zeros(300))
+    with pytest.raises(ValueError, match=r"^Input y contains NaN\.$"):  # before the length
+        HistTreeRegressor().fit(binned, np.r_[np.nan, y[:-2]])
     with pytest.warns(DataConversionWarning):
         HistTreeRegressor().fit(binned, y.reshape(-1, 1))
     with warnings.catch_warnings():
@@ -527,7 +537,7 @@ def test_estimator_details():
 
 
 @pytest.mark.parametrize("weights", ["positive", "some zero"])
-def test_the_loops_one_pass_over_the_rows_fits_what_the_checks_fit(weights):
+def test_the_loops_one_pass_over_the_rows_fits_what_the_checks_fit(monkeypatch, weights):
     """Binned X with float64 weights: ``w z`` and the checks in one pass; the same tree
     as from weights scikit-learn's checks convert (a list), to the bit, and the same
     training predictions."""
@@ -537,8 +547,13 @@ def test_the_loops_one_pass_over_the_rows_fits_what_the_checks_fit(weights):
     w[::5] *= 0.0 if weights == "some zero" else 1.0
     binned = HistTreeRegressor().bin(X)
     fast, checked = HistTreeRegressor(max_depth=4), HistTreeRegressor(max_depth=4)
+    passes = []
+    monkeypatch.setattr(hist_tree, "weighted_targets",
+                        lambda *args: passes.append(1) or weighted_targets(*args))
     u = fast.fit_predict(binned, y, sample_weight=w)
+    assert passes == [1]  # the one pass for the float64 array, not for the list
     np.testing.assert_array_equal(u, checked.fit_predict(binned, y, sample_weight=w.tolist()))
+    assert passes == [1]
     for name in ("feature", "threshold", "value", "gain", "n_node_samples",
                  "weighted_n_node_samples"):
         np.testing.assert_array_equal(getattr(fast.tree_, name), getattr(checked.tree_, name))

@@ -51,11 +51,12 @@ def test_partition_keeps_each_side_in_order_and_nan_where_the_split_says(case):
     np.testing.assert_array_equal(target[start + n_left:stop], right)
     assert (target[:start] == -7).all() and (target[stop:] == -7).all()
     np.testing.assert_array_equal(rows, before)
-    for wrong in (len(left) - 1, len(left) + 1):
-        if 0 <= wrong <= stop - start:
-            with pytest.raises(RuntimeError, match=f"sends {wrong} rows left, but"):
-                partition(rows, target.copy(), start, stop, column, threshold, missing_left,
-                          MISSING_BIN, wrong)
+    for wrong in (len(left) - 1, len(left) + 1, -1, -2, stop - start + 1):
+        written = np.full(len(rows), -7, dtype=np.intp)
+        with pytest.raises(RuntimeError, match=f"^the split sends {wrong} rows left, "):
+            partition(rows, written, start, stop, column, threshold, missing_left,
+                      MISSING_BIN, wrong)
+        assert (written[:start] == -7).all() and (written[stop:] == -7).all()
 
 
 @settings(max_examples=25, deadline=None)

@@ -21,7 +21,7 @@ import pytest
 
 from boostlib import BoostingClassifier, HistTreeRegressor
 from boostlib.trees import Binner, grower
-from boostlib.trees.grower import PARALLEL_PARTITION_ROWS
+from boostlib.trees.grower import PARALLEL_PARTITION_ROWS, partition
 from boostlib.trees.threads import effective_n_threads, using_threads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,7 +123,7 @@ def test_the_same_model_on_one_two_and_four_threads():
     out = json.loads(run.stdout)
     assert [out[k].pop("threads") for k in ("1", "2", "4")] == [1, 2, 4]
     # the partition by two threads on two threads or more, from 2 × PARALLEL_PARTITION_ROWS
-    # rows on (the root of 150 000 rows and its children), by one thread on one
+    # rows on (the root of 150 000 rows of each tree, at least), by one thread on one
     halves = [out[k].pop("partitions in halves") for k in ("1", "2", "4")]
     assert 2 * 2 * PARALLEL_PARTITION_ROWS <= 150_000
     assert halves[0] == 0 and halves[1] == halves[2] >= 3
@@ -143,7 +143,8 @@ def test_two_threads_put_every_row_where_one_thread_does(seed, missing_left):
     left_bins = np.r_[np.arange(8) <= 4, missing_left]  # bin 8: the NaN bin
     goes_left = left_bins[column[rows[start:stop]]]
     n_left = int(goes_left.sum())
-    one, two = np.zeros_like(rows), np.zeros_like(rows)
+    marker = np.iinfo(rows.dtype).max  # not a row: a stray write of any row shows
+    one, two = np.full_like(rows, marker), np.full_like(rows, marker)
     assert grower._forward(rows, one, start, stop, column, left_bins, start, start + n_left,
                            stop) == n_left
     assert grower._partition_in_halves(rows, two, start, stop, column, left_bins,
@@ -151,12 +152,31 @@ def test_two_threads_put_every_row_where_one_thread_does(seed, missing_left):
     np.testing.assert_array_equal(two, one)
     np.testing.assert_array_equal(one[start:stop], np.concatenate(
         [rows[start:stop][goes_left], rows[start:stop][~goes_left]]))
-    assert not one[:start].any() and not one[stop:].any()
+    assert (one[:start] == marker).all() and (one[stop:] == marker).all()
     for wrong in (0, n_left - 1, n_left + 1, stop - start):
-        written = np.zeros_like(rows)
+        written = np.full_like(rows, marker)
         assert grower._partition_in_halves(rows, written, start, stop, column, left_bins,
                                            wrong) != wrong
-        assert not written[:start].any() and not written[stop:].any()
+        assert (written[:start] == marker).all() and (written[stop:] == marker).all()
+
+
+@pytest.mark.parametrize("n_jobs, size, in_halves", [(2, 2 * PARALLEL_PARTITION_ROWS, True),
+                                                     (2, 2 * PARALLEL_PARTITION_ROWS - 1, False),
+                                                     (1, 2 * PARALLEL_PARTITION_ROWS, False)])
+def test_two_threads_share_only_a_large_slice(monkeypatch, n_jobs, size, in_halves):
+    """From 2 × PARALLEL_PARTITION_ROWS rows on two threads; one thread below that, or on
+    one thread (a pool of one thread has no second)."""
+    calls = []
+    original = grower._partition_in_halves
+    monkeypatch.setattr(grower, "_partition_in_halves",
+                        lambda *args: calls.append(args[3] - args[2]) or original(*args))
+    column = (np.arange(size) % 3).astype(np.uint8)
+    rows, target = np.arange(size, dtype=np.uint32), np.empty(size, dtype=np.uint32)
+    with using_threads(n_jobs):
+        partition(rows, target, 0, size, column, 0, False, 255, len(range(0, size, 3)))
+    expected = in_halves and numba.config.NUMBA_NUM_THREADS >= 2
+    assert calls == ([size] if expected else [])
+    np.testing.assert_array_equal(target, np.r_[rows[::3], rows[column > 0]])
 
 
 # -- n_jobs ------------------------------------------------------------------------

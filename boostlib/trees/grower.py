@@ -4,7 +4,7 @@ The rows of the data sit in two index arrays, and every node owns a slice
 ``[start:stop]`` of one: the root of the first, its children of the second,
 their children of the first again, and so on. Splitting a node writes its
 slice into the other array, the rows going left first (:func:`partition`),
-so its children own the two halves. A node that may
+so its children own the two parts. A node that may
 still split gets its histogram (:mod:`~boostlib.trees.histograms`), the
 smaller child built from its rows and the larger as parent − sibling, and
 its best split (:func:`~boostlib.trees.splitting.best_split`).
@@ -61,7 +61,8 @@ PARALLEL_PARTITION_ROWS = 1 << 15
 
 class Scratch:
     """Working arrays that one tree's growth leaves for the next tree's (the two arrays
-    of row indices, the gathered ``w z`` and ``w``).
+    of row indices, the gathered ``w z`` and ``w``, and :class:`HistTreeRegressor`'s
+    ``w z``).
 
     At 10M rows each is tens of MB, and the first write to fresh memory costs a page
     fault per page: on the machine of ``benchmarks/``, 20–30 ms for 80 MB that a compiled
@@ -107,7 +108,9 @@ def _count_up(rows):
 def _forward(source, target, lo, hi, column, goes_left, left, right, limit):
     """The rows ``source[lo:hi]``, in order: those going left to ``target[left]``,
     ``left + 1``, …, the others to ``target[right]``, ``right + 1``, … but never at
-    ``limit`` or past it. Returns how many went left (−1 if a row found no place)."""
+    ``limit`` or past it (the left side stays below ``limit`` when it starts at most
+    ``limit − (hi − lo)``, as in every call). Returns how many went left (−1 if a row
+    found no place)."""
     first = left
     k = lo
     while k < hi and right < limit:
@@ -118,7 +121,7 @@ def _forward(source, target, lo, hi, column, goes_left, left, right, limit):
             row = source[i]
             go_left = goes_left[column[row]]
             # one write, to its side's next place, chosen without a branch to mispredict
-            # (a row goes either way about as often)
+            # (a row goes either way about as often; the compiler makes it a cmov)
             target[left if go_left else right] = row
             left += go_left
             right += 1 - go_left
@@ -136,7 +139,9 @@ def _forward(source, target, lo, hi, column, goes_left, left, right, limit):
 def _backward(source, target, lo, hi, column, goes_left, left, right, limit):
     """:func:`_forward` from the end: the rows ``source[lo:hi]`` last to first, those
     going left to ``target[left]``, ``left − 1``, … but never below ``limit``, the others
-    to ``target[right]``, ``right − 1``, … Each side keeps its order."""
+    to ``target[right]``, ``right − 1``, … (which stays at or above ``limit`` when it
+    starts at least ``limit + (hi − lo) − 1``, as in every call). Each side keeps its
+    order."""
     last = left
     k = hi
     while k > lo and left >= limit:
@@ -186,24 +191,25 @@ def partition(source, target, start, stop, column, bin_threshold, missing_left, 
     bin. Either rule is read as a table, one entry per bin. Stable: each side
     keeps its order. ``n_left``, the number of rows going left (the split's
     count, from the histogram), says where the right side begins, so one pass
-    puts every row in its place; a different count raises a ``RuntimeError``
-    (and nothing outside the slice is written). On two threads or more, a slice
-    of at least ``2 × PARALLEL_PARTITION_ROWS`` rows is shared by two threads
-    (:func:`_partition_in_halves`): the same rows in the same places.
+    puts every row in its place; a count that is not the number of rows going
+    left raises a ``RuntimeError`` (and nothing outside the slice is written).
+    On two threads or more, a slice of at least ``2 × PARALLEL_PARTITION_ROWS``
+    rows is shared by two threads (:func:`_partition_in_halves`): the same rows
+    in the same places.
     Returns ``n_left``.
     """
     if left_bins is None:
         left_bins = np.arange(missing_bin + 1) <= bin_threshold
         left_bins[missing_bin] = missing_left
     if not 0 <= n_left <= stop - start:
-        counted = -1
-    elif get_num_threads() >= 2 and stop - start >= 2 * PARALLEL_PARTITION_ROWS:
+        raise RuntimeError(f"the split sends {n_left} rows left, of {stop - start}")
+    if get_num_threads() >= 2 and stop - start >= 2 * PARALLEL_PARTITION_ROWS:
         counted = _partition_in_halves(source, target, start, stop, column, left_bins, n_left)
     else:
         counted = _forward(source, target, start, stop, column, left_bins, start,
                            start + n_left, stop)
     if counted != n_left:
-        raise RuntimeError(f"the split sends {n_left} rows left, but {counted} go left")
+        raise RuntimeError(f"the split sends {n_left} rows left, but another number go left")
     return n_left
 
 
@@ -233,8 +239,9 @@ def grow(binned, wz, w, *, max_depth=3, max_leaf_nodes=None, min_samples_leaf=1,
     ``wz`` and ``w`` are ``w z`` and ``w`` per sample; rows with ``w = 0``
     (outside a subsample) take no part. Returns the list of :class:`TreeNode`,
     parents before children, and ``rows``: two arrays of the rows taking part,
-    a node's at ``rows[node.depth % 2][node.start:node.stop]`` (each partition
-    writes a node's rows from its array into the other, its children's).
+    a leaf's at ``rows[leaf.depth % 2][leaf.start:leaf.stop]`` (each partition
+    writes a node's rows from its array into the other, its children's; an inner
+    node's slice is overwritten as its descendants split).
 
     ``monotonic_cst`` (int8 per feature, or None): leaf values bounded as
     :mod:`~boostlib.trees.monotone` derives. ``max_features < 1``: each node

@@ -281,6 +281,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             y = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64, input_name="y",
                                          ensure_all_finite=False), warn=True)
             if len(y) != len(binned):
+                _assert_all_finite(y, input_name="y")  # the error scikit-learn's check gives first
                 raise ValueError(f"X has {len(binned)} samples but y has {len(y)}")
             self.n_features_in_ = binned.shape[1]
         else:
@@ -294,7 +295,7 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         if binned is X and _is_row_vector(sample_weight, len(y)):
             # the boosting loop's case: w z and every check in one pass over the rows
             n_bad, n_taking_part = weighted_targets(y, sample_weight, wz)
-            if n_bad == 0:
+            if n_bad == 0 and n_taking_part > 0:  # (no weight at all: refused below)
                 every_row = n_taking_part == len(y)
         if every_row is None:  # scikit-learn's checks, and their errors
             if binned is X:
@@ -386,7 +387,8 @@ def _scratch_of(X):
     """The :class:`~boostlib.trees.grower.Scratch` of a binned ``X``, lent for one fit.
 
     Every stage of a boosting fit fits its tree to the same :class:`BinnedX`, so
-    the working arrays of one tree serve the next (none is fresh memory). Only one
+    the working arrays of one tree serve the next (none is fresh memory when every
+    weight is positive). Only one
     fit at a time holds it: a second fit on the same ``X`` meanwhile gets its own.
     It goes when the binned ``X`` goes. Any other ``X`` is binned anew, and gets
     a fresh one.

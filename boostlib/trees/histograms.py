@@ -137,6 +137,8 @@ def build_histogram(bins, rows, wz, w, n_bins, gathered=None):
     """
     if gathered is None:
         gathered = np.empty(len(rows), dtype=wz.dtype), np.empty(len(rows), dtype=w.dtype)
+    elif min(len(gathered[0]), len(gathered[1])) < len(rows):  # the kernel checks no bounds
+        raise ValueError(f"the arrays to gather into hold fewer than the {len(rows)} rows")
     return histogram(bins, rows, wz, w, n_bins, False, *gathered)
 
 

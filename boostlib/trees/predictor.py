@@ -22,6 +22,9 @@ from .categorical import BITSET_WORDS, in_bitset, to_bitset
 
 __all__ = ["Tree", "apply_binned", "apply_raw", "values_of_rows"]
 
+# Rows of a leaf below which one thread writes its training predictions (values_of_rows)
+PARALLEL_ROWS = 1 << 15
+
 
 @njit(cache=True, nogil=True, parallel=True)
 def apply_binned(bins, feature, bin_threshold, missing_left, children_left, children_right,
@@ -67,12 +70,17 @@ def values_of_rows(rows_even, rows_odd, starts, stops, odd, values, out):
     """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l`` (the book's
     ``j``), ``rows`` being ``rows_odd`` for a leaf at an odd depth (``odd[l]``) and
     ``rows_even`` otherwise: the training rows' predictions read off the grower's
-    partition, each leaf's rows shared out among the threads."""
+    partition, a large leaf's rows shared out among the threads (a small leaf's are
+    not worth starting them)."""
     for leaf in range(len(starts)):
         rows = rows_odd if odd[leaf] else rows_even
         value = values[leaf]
-        for k in prange(starts[leaf], stops[leaf]):
-            out[rows[k]] = value
+        if stops[leaf] - starts[leaf] < PARALLEL_ROWS:
+            for k in range(starts[leaf], stops[leaf]):
+                out[rows[k]] = value
+        else:
+            for k in prange(starts[leaf], stops[leaf]):
+                out[rows[k]] = value
 
 
 class Tree:
