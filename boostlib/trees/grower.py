@@ -48,14 +48,16 @@ from .splitting import best_split, leaf_value
 __all__ = ["ROW_DTYPE", "STATS_DTYPE", "Scratch", "TreeNode", "grow", "partition",
            "weighted_targets"]
 
-ROW_DTYPE = np.uint32  # row indices: half the bytes of int64 (np.intp beyond 2³² − 1 rows)
+ROW_DTYPE = np.uint32  # row indices: half the bytes of int64 (np.intp beyond 2³² − 1 rows,
+# though a histogram counts a bin's rows in uint32: no bin may hold 2³² rows or more)
 STATS_DTYPE = np.float64  # w z and w as the histograms read them (float32: 3–4 % faster, in
 # one-thread fits at 1M and 10M rows, but its rounding would move every gain, Σ w and leaf
 # value off their float64 sums, which the equalities with scikit-learn rely on)
 
 
-# Rows below which one thread partitions a node: starting a second thread would cost
-# more than it saves. Only the time depends on it: the rows land in the same places.
+# Rows per half: a node of fewer than twice this many rows is partitioned by one thread (a
+# second thread would cost more than it saves). Only the time depends on it: the rows land
+# in the same places.
 PARALLEL_PARTITION_ROWS = 1 << 15
 
 
@@ -120,8 +122,9 @@ def _forward(source, target, lo, hi, column, goes_left, left, right, limit):
         for i in range(k, end):
             row = source[i]
             go_left = goes_left[column[row]]
-            # one write, to its side's next place, chosen without a branch to mispredict
-            # (a row goes either way about as often; the compiler makes it a cmov)
+            # one write, to its side's next place, chosen without a branch (when rows go
+            # either way about as often, a branch would be mispredicted half the time; the
+            # compiler makes it a conditional move, cmov)
             target[left if go_left else right] = row
             left += go_left
             right += 1 - go_left

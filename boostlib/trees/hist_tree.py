@@ -242,7 +242,8 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
 
         Growing partitions the rows into their leaves, so each row's value is
         known without walking the tree; the boosting loop calls this every stage.
-        Rows of zero weight take no part in the partition and are walked.
+        When some row has zero weight (it takes no part in the partition), every
+        row is walked down the tree instead.
         """
         with using_threads(self.n_jobs), _scratch_of(X) as scratch:
             nodes, rows = self._grow(X, y, sample_weight, scratch)

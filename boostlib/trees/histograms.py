@@ -50,7 +50,8 @@ def _add_two_features(hist, bins, j, rows, every_row, wz, w):
     """Add the rows into ``hist[j]`` and ``hist[j + 1]``, in row order: one read of a row's
     ``w z`` and ``w`` serves both features.
 
-    With ``every_row`` (the root) the ``k``-th row is row ``k`` of the data; otherwise
+    With ``every_row`` (the root, when every row takes part) the ``k``-th row is row
+    ``k`` of the data; otherwise
     it is ``rows[k]``, and ``wz``, ``w`` are already gathered (two loops, so that neither
     asks which at every row). The sums
     grow in arrays of the thread's own (the compiler then knows nothing else writes
@@ -95,14 +96,16 @@ def histogram(bins, rows, wz, w, n_bins, every_row, gathered_wz, gathered_w):
 
     ``bins`` (n_features, n_samples) uint8, ``wz`` and ``w`` (n_samples,);
     ``n_bins`` is the number of bins per feature including the NaN bin.
-    ``every_row``: the root, whose rows are all rows in order (``rows`` is then
+    ``every_row``: the root when every row takes part, so its rows are all rows in
+    order (``rows`` is then
     not read, and nothing is gathered). Otherwise ``wz`` and ``w`` are gathered
     into the node's row order, in ``gathered_wz`` and ``gathered_w`` (at least
     ``len(rows)`` each: memory the caller reuses from node to node, where an
     array made here would be fresh, and the first write to fresh memory costs
     the system's page faults). One kernel serves the root and the
     other nodes, so numba compiles it once (for uint32 row indices: twice beyond
-    2³² − 1 rows, whose indices are ``intp``).
+    2³² − 1 rows, whose indices are ``intp``; a bin's count is uint32, so no bin may
+    hold 2³² rows or more).
     """
     n_features = bins.shape[0]
     if every_row:
