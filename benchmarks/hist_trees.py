@@ -434,8 +434,8 @@ def _time_partitions(column, threads, repeat):
     with using_threads(threads):
         for kernel in kernels.values():
             assert kernel() == n_left  # warm-up (numba compiles or loads its cache)
-        for _ in range(repeat):
-            for name, kernel in kernels.items():
+        for name, kernel in kernels.items():  # each kernel's runs one after the other, as
+            for _ in range(repeat):  # in a tree, where the threads are already awake
                 start = time.perf_counter()
                 kernel()
                 seconds[name].append(time.perf_counter() - start)
@@ -447,7 +447,7 @@ def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
     """The partition of one node of ``n`` rows, in order, on a random column (bins 0..254,
     those ≤ 127 going left): the one-thread kernel, and the kernel in halves (one from
     each end, a thread each when there are two), on one thread and on every core. Wall
-    seconds, the median of ``repeat`` alternating runs after a warm-up; both write the
+    seconds, the median of ``repeat`` runs of each kernel in a row after a warm-up; both write the
     same rows."""
     rng = np.random.RandomState(0)
     out = []
@@ -460,14 +460,16 @@ def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
     return out
 
 
-def write_partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
+def write_partition_times(sizes=(1_000_000, 10_000_000), repeat=20):
     """``hist_trees_partition.csv`` (also alone: ``python benchmarks/hist_trees.py
     --partition-only``)."""
-    harness.write_csv(f"{NAME}_partition", partition_times(sizes, repeat), notes=[
+    # in a process of its own: run_all.py pins its own process to one thread
+    rows = _in_subprocess("--partition", repeat, *sizes)
+    harness.write_csv(f"{NAME}_partition", rows, notes=[
         "grower._forward (one thread) and grower._partition_in_halves (a half from each end,"
         " on two threads when there are two) on one node of n_rows rows in order, a random"
         " uint8 column (bins 0..254, <= 127 left): wall seconds, median of 'repeats'"
-        " alternating runs after a warm-up, in one process"])
+        " runs of each kernel in a row after a warm-up, in a process of its own"])
 
 
 def run(quick=False):
@@ -496,7 +498,7 @@ def run(quick=False):
         " (HistGradientBoosting reads OMP_NUM_THREADS)"])
     write_compile_times(1 if quick else 3)
     write_profile(thread_sizes[0] if quick else PROFILE_SIZE)
-    write_partition_times((10_000,) if quick else (1_000_000, 10_000_000), 1 if quick else 5)
+    write_partition_times((10_000,) if quick else (1_000_000, 10_000_000), 1 if quick else 20)
     harness.write_csv(f"{NAME}_seed000", seed000(repeat=1 if quick else 3), notes=[
         "seed 000: binomial_deviance, init=learner, init_step=constant, line search, lr 0.1,"
         " 100 depth-3 trees (n_jobs=1), load_split('hastie', 0); cpu_s = time.process_time"
@@ -575,6 +577,8 @@ if __name__ == "__main__":
         print(json.dumps(profile(int(sys.argv[2]), int(sys.argv[3]))))
     elif sys.argv[1] == "--profile-only":
         write_profile()
+    elif sys.argv[1] == "--partition":
+        print(json.dumps(partition_times(tuple(map(int, sys.argv[3:])), int(sys.argv[2]))))
     elif sys.argv[1] == "--partition-only":
         write_partition_times()
     elif sys.argv[1] == "--compile-only":
