@@ -480,7 +480,7 @@ MEASURES = {
 # file that is not listed here, and on a listed file that is no longer stale, so the list can
 # only shrink as results are re-run.
 KNOWN_STALE = ("boosted_networks", "categorical_speed", "distributed_fit", "make_targets",
-               "memory", "notebooks", "seed000", "shap_speed", "sklearn_ratio", "tree_options")
+               "notebooks", "shap_speed", "tree_options")
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 
