@@ -77,6 +77,10 @@ floors too, and clipping ``z`` only shortens it.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
+
+from .row_blocks import loop_thread_count
+from .trees.threads import using_threads
 
 __all__ = [
     "DIRECTIONS",
@@ -171,15 +175,42 @@ def _require_curvature(loss, name):
         )
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _scalar_newton(g, h, floor, bound, z, w):
+    """``w = max(h, floor)`` and ``z = −g/w`` clipped to ``[−bound, bound]``, row by row.
+
+    numpy's arithmetic in one pass (``np.maximum``, ``−g / w``, ``np.clip``: the same
+    bits, NaN kept), with the rows shared out among numba's threads, the trees' own.
+    """
+    for i in prange(len(g)):
+        w_i = floor if h[i] < floor else h[i]
+        z_i = -g[i] / w_i
+        if z_i < -bound:
+            z_i = -bound
+        elif z_i > bound:
+            z_i = bound
+        z[i], w[i] = z_i, w_i
+
+
+def _float64_vectors(*arrays):
+    return all(isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1
+               and a.shape == arrays[0].shape for a in arrays)
+
+
 def _newton_target(loss, y, F):
     """``−g/h`` for a scalar loss, ``−H⁺g`` per sample for a vector loss; and the weight."""
     g, H = loss.gradient_hessian(y, F)
     if loss.vector:
         z, w = vector_newton(H, g)  # w = curvature along z: w‖z‖ ≤ ‖g‖
-    else:
-        H = np.maximum(H, HESSIAN_FLOOR)
-        z, w = -g / H, H
-    return _bounded(z), w
+        return _bounded(z), w
+    if _float64_vectors(g, H):
+        z, w = np.empty(len(g)), np.empty(len(g))
+        # one pass on the loop's threads (row_blocks) where numpy would make four on one
+        with using_threads(loop_thread_count()):
+            _scalar_newton(g, H, HESSIAN_FLOOR, TARGET_BOUND, z, w)
+        return z, w
+    H = np.maximum(H, HESSIAN_FLOOR)
+    return _bounded(-g / H), H
 
 
 def gradient(loss, y, F):

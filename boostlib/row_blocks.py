@@ -15,9 +15,10 @@ always has.
 How many threads: :func:`loop_threads` sets them for a block of code (the
 boosting loop sets its learner's, see ``_Boosting._loop_threads``); outside
 one, the blocks run one after the other on the calling thread. A formula
-compiled with numba (the log loss's one pass, :class:`~boostlib.losses.LogLoss`)
-runs instead on numba's threads, as many as :func:`loop_thread_count` says:
-one pool for the trees and the loop. (With numba's OpenMP threading layer,
+compiled with numba (the log loss's one pass, :class:`~boostlib.losses.LogLoss`,
+and a scalar loss's Newton target, :mod:`~boostlib.directions`) runs instead on
+numba's threads, as many as :func:`loop_thread_count` says: one pool for the trees
+and the loop. (With numba's OpenMP threading layer,
 the threads of a histogram tree's kernels keep their cores busy for a while
 after each kernel, waiting for the next, and a second pool would wait for
 them.)

@@ -394,3 +394,45 @@ def test_pseudo_inverse_counts_an_eigenvalue_at_exactly_pinv_rtol_of_the_largest
     z, w = directions.vector_newton(H, np.array([[0.0, 1.0]]))
     np.testing.assert_array_equal(z, 0.0)
     np.testing.assert_array_equal(w, 2.0)
+
+
+class _Given:
+    """A scalar loss whose ``g`` and ``h`` at the point are given arrays."""
+
+    vector = False
+
+    def __init__(self, g, h):
+        self.g, self.h = g, h
+
+    def gradient_hessian(self, y, F):
+        return self.g, self.h
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_pass_newton_target_is_numpys_to_the_bit(threads):
+    """The compiled pass gives ``np.clip(−g / np.maximum(h, floor))`` and the floored ``h``
+    bit for bit (signed zeros, NaN, ±inf, subnormal and huge values), on any thread count."""
+    from boostlib.row_blocks import loop_threads
+
+    rng = np.random.default_rng(0)
+    n = 100_003
+    g = rng.normal(size=n) * 10.0 ** rng.integers(-320, 300, n)
+    h = np.abs(rng.normal(size=n)) * 10.0 ** rng.integers(-320, 10, n)
+    g[:5] = [np.nan, 0.0, -0.0, np.inf, -np.inf]
+    h[:3] = 0.0
+    h[5:11] = [np.nan, 0.0, -0.0, -1.0, np.inf, directions.HESSIAN_FLOOR]
+    floored = np.maximum(h, directions.HESSIAN_FLOOR)
+    expected = np.clip(-g / floored, -TARGET_BOUND, TARGET_BOUND)
+    with loop_threads(threads), np.errstate(all="ignore"):
+        z, w = directions._newton_target(_Given(g, h), None, None)
+    for got, want in ((z, expected), (w, floored)):
+        assert got.tobytes() == want.tobytes()  # NaN payloads and the sign of zero too
+    assert np.sum(z == TARGET_BOUND) > 0 and np.sum(z == -TARGET_BOUND) > 0  # clipped both ways
+
+
+def test_newton_target_of_other_arrays_takes_numpy():
+    """float32, a scalar ``h`` or mismatched shapes take the numpy formula, as before."""
+    g = np.array([1.0, -2.0, 0.5], dtype=np.float32)
+    z, w = directions._newton_target(_Given(g, np.float32(2.0)), None, None)
+    np.testing.assert_array_equal(z, -g / 2.0)
+    assert z.dtype == np.float32
