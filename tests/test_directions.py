@@ -117,6 +117,8 @@ def test_targets_are_bounded_and_finite_at_extreme_scores(name):
     F = np.array([1e4, 1e4, -1e4, -1e4])
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         z, w = get_direction(name)(loss, y, F)
+        g, h = loss.gradient_hessian(y, F)  # newton's quotient runs compiled: numpy's here
+        assert np.all(np.isfinite(-g / np.maximum(h, directions.HESSIAN_FLOOR)))
     assert np.all(np.isfinite(z)) and np.all(np.isfinite(w))
     assert np.all(np.abs(z) <= TARGET_BOUND)
 
@@ -279,6 +281,12 @@ def test_every_direction_is_finite_for_every_score(loss_name, data):
         assert np.all(np.isfinite(z)) and np.all(np.isfinite(w)) and np.all(w >= 0), name
         if name != "gradient":
             assert np.all(np.abs(z) <= TARGET_BOUND), name
+    if not loss.vector and loss.positive_hessian:
+        # the Newton target's division runs compiled, where errstate sees nothing: numpy's
+        # own quotient neither overflows nor warns (the target is not an inf clipped)
+        g, h = loss.gradient_hessian(y, F)
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            assert np.all(np.isfinite(-g / np.maximum(h, directions.HESSIAN_FLOOR)))
 
 
 @pytest.mark.parametrize("loss", [Softmax(), Quadratic()], ids=lambda v: v.name)
@@ -409,11 +417,15 @@ class _Given:
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_one_pass_newton_target_is_numpys_to_the_bit(threads):
-    """The compiled pass gives ``np.clip(−g / np.maximum(h, floor))`` and the floored ``h``
-    bit for bit (signed zeros, NaN, ±inf, subnormal and huge values), on any thread count."""
+def test_one_pass_newton_target_is_numpys_to_the_bit(monkeypatch, threads):
+    """The compiled pass gives ``np.clip(−g / np.maximum(h, floor), −bound, bound)`` and the
+    floored ``h`` bit for bit (signed zeros, NaN, ±inf, subnormal and huge values), on any
+    thread count; and float64 vectors do take it."""
     from boostlib.row_blocks import loop_threads
 
+    compiled, calls = directions._scalar_newton, []
+    monkeypatch.setattr(directions, "_scalar_newton",
+                        lambda *args: calls.append(len(args[0])) or compiled(*args))
     rng = np.random.default_rng(0)
     n = 100_003
     g = rng.normal(size=n) * 10.0 ** rng.integers(-320, 300, n)
@@ -421,18 +433,27 @@ def test_one_pass_newton_target_is_numpys_to_the_bit(threads):
     g[:5] = [np.nan, 0.0, -0.0, np.inf, -np.inf]
     h[:3] = 0.0
     h[5:11] = [np.nan, 0.0, -0.0, -1.0, np.inf, directions.HESSIAN_FLOOR]
-    floored = np.maximum(h, directions.HESSIAN_FLOOR)
-    expected = np.clip(-g / floored, -TARGET_BOUND, TARGET_BOUND)
+    g[11], h[11] = -np.nan, np.nan  # NaN in both: whose NaN comes out
     with loop_threads(threads), np.errstate(all="ignore"):
+        floored = np.maximum(h, directions.HESSIAN_FLOOR)
+        expected = np.clip(-g / floored, -TARGET_BOUND, TARGET_BOUND)
         z, w = directions._newton_target(_Given(g, h), None, None)
+    assert calls == [n]
     for got, want in ((z, expected), (w, floored)):
         assert got.tobytes() == want.tobytes()  # NaN payloads and the sign of zero too
     assert np.sum(z == TARGET_BOUND) > 0 and np.sum(z == -TARGET_BOUND) > 0  # clipped both ways
 
 
-def test_newton_target_of_other_arrays_takes_numpy():
-    """float32, a scalar ``h`` or mismatched shapes take the numpy formula, as before."""
-    g = np.array([1.0, -2.0, 0.5], dtype=np.float32)
-    z, w = directions._newton_target(_Given(g, np.float32(2.0)), None, None)
-    np.testing.assert_array_equal(z, -g / 2.0)
-    assert z.dtype == np.float32
+@pytest.mark.parametrize("g, h", [
+    (np.array([1.0, -2.0, 0.5], dtype=np.float32), np.float32(2.0)),  # float32, a scalar h
+    (np.array([1.0, -2.0, 0.5]), np.array([[2.0, 0.0, 1e-20]])),  # shapes (3,) and (1, 3)
+    (np.array([1.0, -2.0, 0.5]), np.array([2.0, 0.0, 1e-20], dtype=np.float32)),
+])
+def test_newton_target_of_other_arrays_takes_numpy(monkeypatch, g, h):
+    """Other dtypes or shapes take the numpy formula, as before the compiled pass."""
+    monkeypatch.setattr(directions, "_scalar_newton", None)  # calling it would raise
+    z, w = directions._newton_target(_Given(g, h), None, None)
+    floored = np.maximum(h, directions.HESSIAN_FLOOR)
+    np.testing.assert_array_equal(w, floored)
+    np.testing.assert_array_equal(z, np.clip(-g / floored, -TARGET_BOUND, TARGET_BOUND))
+    assert z.dtype == np.result_type(g, h)
