@@ -104,9 +104,9 @@ GLOBAL_STEPS = {
     "leaf_newton": (
         "step='leaf_newton' with direction='gradient' is TreeBoost (boostlib's default and "
         "scikit-learn's algorithm): the tree is grown by least squares on the pseudo-response −g, "
-        "and then each leaf is set to −Σg/Σh over its rows (per class of softmax, Friedman's "
-        "(K − 1)/K times that; for the absolute error and Huber's loss, the minimiser of the loss "
-        "over the leaf), after the tree is grown, which a custom "
+        "and then each leaf is set to −Σg/Σh over its rows (with one tree per class of "
+        "softmax, Friedman's (K − 1)/K times that; for the absolute error and Huber's loss, "
+        "the minimiser of the loss over the leaf), after the tree is grown, which a custom "
         "XGBoost objective has no hook for. direction='newton' gives leaves of the same form, "
         "−Σgrad/(Σhess + λ), but on trees split by the Newton gain, in general other trees; "
         "direction='gradient' keeps the gradient tree's least-squares leaves, ρ = 1 (for the "

@@ -476,7 +476,7 @@ class LossAt:
     ``reuse``: the previous stage's ``LossAt``, whose memory this one takes over for a
     loss computed in one pass (the previous one's arrays are then overwritten, and it
     forgets them). A fresh array of a hundred megabytes costs the operating system
-    about twice the time of the pass that fills it (its pages are zeroed on first touch).
+    time of its own on top of the pass that fills it: its pages are zeroed on first touch.
     """
 
     def __init__(self, loss, y, F, reuse=None):
