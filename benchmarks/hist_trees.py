@@ -418,7 +418,8 @@ def write_profile(profile_size=PROFILE_SIZE):
 
 def _time_partitions(column, threads, repeat):
     """Median wall seconds of the two partition kernels on one node of every row of
-    ``column``, on ``threads`` threads (see :func:`partition_times`)."""
+    ``column``, on ``threads`` threads (see :func:`partition_times`), and the number of
+    threads numba did run them on (fewer in a process pinned to fewer)."""
     import time
 
     from boostlib.trees import grower
@@ -435,7 +436,7 @@ def _time_partitions(column, threads, repeat):
         "in halves": lambda: grower._partition_in_halves(
             source, targets["in halves"], 0, n, column, goes_left, n_left)}
     seconds = {name: [] for name in kernels}
-    with using_threads(threads):
+    with using_threads(threads) as used:
         for kernel in kernels.values():
             assert kernel() == n_left  # warm-up (numba compiles or loads its cache)
         for name, kernel in kernels.items():  # each kernel's runs one after the other, as
@@ -444,7 +445,7 @@ def _time_partitions(column, threads, repeat):
                 kernel()
                 seconds[name].append(time.perf_counter() - start)
     assert (targets["one thread"] == targets["in halves"]).all()
-    return {name: harness.median(times) for name, times in seconds.items()}
+    return used, {name: harness.median(times) for name, times in seconds.items()}
 
 
 def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
@@ -452,14 +453,15 @@ def partition_times(sizes=(1_000_000, 10_000_000), repeat=5):
     those ≤ 127 going left): the one-thread kernel, and the kernel in halves (one from
     each end, a thread each when there are two), on one thread and on every core. Wall
     seconds, the median of ``repeat`` runs of each kernel in a row after a warm-up; both write the
-    same rows."""
+    same rows. ``threads`` is the count numba ran them on."""
     rng = np.random.RandomState(0)
     out = []
     for n in sizes:
         column = rng.randint(0, 255, n).astype(np.uint8)
         for threads in sorted({1, cores()}):
-            for name, wall_s in _time_partitions(column, threads, repeat).items():
-                out.append({"n_rows": n, "kernel": name, "threads": threads,
+            used, walls = _time_partitions(column, threads, repeat)
+            for name, wall_s in walls.items():
+                out.append({"n_rows": n, "kernel": name, "threads": used,
                             "wall_s": wall_s, "repeats": repeat})
     return out
 
@@ -582,6 +584,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "--profile-only":
         write_profile()
     elif sys.argv[1] == "--partition":
+        set_threads(cores())  # every core: not the one thread that run_all.py pins
         print(json.dumps(partition_times(tuple(map(int, sys.argv[3:])), int(sys.argv[2]))))
     elif sys.argv[1] == "--partition-only":
         write_partition_times()
