@@ -274,8 +274,7 @@ def tiny():
     for max_leaf_nodes in (None, 6):
         BoostingClassifier(learner=HistTreeRegressor(max_leaf_nodes=max_leaf_nodes),
                            n_estimators=3).fit(X, y).predict(X)
-    # the loop's own kernels too: the log loss's one pass, and the Newton target of the
-    # benchmark's models (direction='newton')
+    # the Newton target's kernel too (direction='newton', the benchmark's models)
     BoostingClassifier(direction="newton", step="constant", learner=HistTreeRegressor(),
                        n_estimators=3).fit(X, y)
     # enough rows that two threads share the partition, raw values predicted
