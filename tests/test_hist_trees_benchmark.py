@@ -4,6 +4,7 @@ import os
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -98,8 +99,6 @@ def test_partition_times_cover_both_kernels_on_one_thread_and_every_core(monkeyp
     monkeypatch.setattr(hist_trees, "cores", lambda: 2)
     rows = pd.DataFrame(hist_trees.partition_times((5_000, 70_000), repeat=2))
     assert len(rows) == 2 * 2 * 2 and (rows.wall_s > 0).all() and (rows.repeats == 2).all()
-    import numba
-
     assert set(zip(rows.n_rows, rows.kernel, rows.threads, strict=True)) == {
         (n, kernel, min(k, numba.config.NUMBA_NUM_THREADS)) for n in (5_000, 70_000)
         for kernel in ("one thread", "in halves") for k in (1, 2)}
