@@ -80,7 +80,7 @@ import numpy as np
 from numba import njit, prange
 
 from .row_blocks import loop_thread_count
-from .trees.threads import using_threads
+from .trees.threads import PRANGE_ONLY, using_threads
 
 __all__ = [
     "DIRECTIONS",
@@ -175,7 +175,7 @@ def _require_curvature(loss, name):
         )
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def _scalar_newton(g, h, floor, bound, z, w):
     """``w = max(h, floor)`` and ``z = −g/w`` clipped to ``[−bound, bound]``, row by row.
 

@@ -29,7 +29,7 @@ from sklearn._loss.link import MultinomialLogit
 from sklearn._loss.loss import ExponentialLoss, HalfBinomialLoss, HalfMultinomialLoss
 
 from .row_blocks import by_row_blocks, loop_thread_count
-from .trees.threads import using_threads
+from .trees.threads import PRANGE_ONLY, using_threads
 
 __all__ = [
     "Loss",
@@ -283,7 +283,7 @@ class Huber(Loss):
         return float(result.x)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def _logistic_loss_gradient_hessian(y, F, out):
     """``out[0] = L``, ``out[1] = g = p − y``, ``out[2] = h = σ(F) σ(−F)``: two ``exp`` and at
     most one ``log`` per row, where the three methods of :class:`LogLoss` take four ``exp``

@@ -255,3 +255,43 @@ def test_the_boosting_loop_passes_n_jobs_to_every_tree():
     y = (X[:, 0] > 0).astype(int)
     model = BoostingClassifier(learner=HistTreeRegressor(n_jobs=1), n_estimators=3).fit(X, y)
     assert all(tree.n_jobs == 1 for tree in model.estimators_)
+
+
+def _kernels():
+    """Every numba kernel of boostlib, by name."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import boostlib
+
+    kernels = {}
+    for info in pkgutil.walk_packages(boostlib.__path__, "boostlib."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == info.name:
+                kernels[f"{info.name}.{name}"] = value
+    return kernels
+
+
+def test_every_parallel_kernel_parallelises_its_prange_loops_only():
+    from boostlib.trees.threads import PRANGE_ONLY
+
+    parallel = {name for name, kernel in _kernels().items()
+                if kernel.targetoptions.get("parallel")}
+    assert {"boostlib.trees.histograms.histogram", "boostlib.directions._scalar_newton",
+            "boostlib.losses._logistic_loss_gradient_hessian"} <= parallel
+    for name in parallel:
+        assert _kernels()[name].targetoptions["parallel"] is PRANGE_ONLY, name
+    # compiling (a fit, two dtypes of the Newton kernel) leaves the options as they were
+    X = np.random.RandomState(0).randn(300, 3)
+    HistTreeRegressor(max_depth=2).fit(X, X[:, 0]).predict(X)
+    from boostlib.directions import _scalar_newton
+    for dtype in (np.float64, np.float32):
+        ones = np.ones(3, dtype)
+        _scalar_newton(ones, ones, 1e-16, 1e3, np.empty_like(ones), np.empty_like(ones))
+    switches = {key: getattr(PRANGE_ONLY, key) for key in PRANGE_ONLY.__slots__}
+    assert switches == {"enabled": True, "prange": True, "comprehension": False,
+                        "reduction": False, "inplace_binop": False, "setitem": False,
+                        "numpy": False, "stencil": False, "fusion": False}

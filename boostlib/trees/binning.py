@@ -37,6 +37,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from .sparse import column, sparse_to_bins
+from .threads import PRANGE_ONLY
 
 __all__ = ["N_CELLS", "SUBSAMPLE", "BinnedX", "Binner", "binning_seed", "find_thresholds",
            "map_to_bins"]
@@ -123,7 +124,7 @@ def _cell_starts(thresholds, n_thresholds, n_cells):
     return lows, scales, starts
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def map_to_bins(X, thresholds, n_thresholds, missing_bin, bins):
     """``bins[j, i] = s(x_iℓ) = #{s′ : θ_ℓs′ < x_iℓ}`` by binary search; NaN to ``missing_bin``.
 

@@ -61,6 +61,7 @@ from sklearn.utils.validation import _check_categorical_features
 from .binning import Binner
 from .monotone import bounded_gain
 from .splitting import gain, valid_children
+from .threads import PRANGE_ONLY
 
 __all__ = ["BITSET_WORDS", "CategoricalBinner", "best_categorical_split", "better_split",
            "categorical_mask", "categories_to_bins", "category_codes", "category_labels",
@@ -307,7 +308,7 @@ def _best_split_of_categorical_feature(hist_j, n_bins_j, total_wz, total_w, tota
     return best
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def best_categorical_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, features,
                            l2_regularization, min_child_weight, min_samples_leaf, smoothing,
                            bounds=None):

@@ -44,6 +44,7 @@ from .column_subsampling import features_of_node
 from .histograms import build_histogram, build_root_histogram, subtract
 from .monotone import bound_children
 from .splitting import best_split, leaf_value
+from .threads import PRANGE_ONLY
 
 __all__ = ["ROW_DTYPE", "STATS_DTYPE", "Scratch", "TreeNode", "grow", "partition",
            "weighted_targets"]
@@ -85,7 +86,7 @@ class Scratch:
         return a[:n]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def weighted_targets(z, w, wz):
     """``wz = w z``, row by row, in one pass that also checks every row: returns how many
     rows have a ``z`` or ``w`` that is not finite or a negative ``w``, and how many have
@@ -99,7 +100,7 @@ def weighted_targets(z, w, wz):
     return n_bad, n_taking_part
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def _count_up(rows):
     """``rows[k] = k``: ``np.arange`` in memory that is already there."""
     for k in prange(len(rows)):
@@ -165,7 +166,7 @@ def _backward(source, target, lo, hi, column, goes_left, left, right, limit):
     return last - left
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def _partition_in_halves(source, target, start, stop, column, goes_left, n_left):
     """Two threads, one per half of the slice: the first half from the front (its rows to
     the front of each side), the second from the back (to the back of each side). Every

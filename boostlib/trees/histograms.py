@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .threads import PRANGE_ONLY
+
 __all__ = ["N_STATS", "build_histogram", "build_root_histogram", "histogram", "subtract"]
 
 N_STATS = 3  # Σ w z, Σ w, count
@@ -90,7 +92,7 @@ def _add_one_feature(hist, bins, j, rows, every_row, wz, w):
         hist[j, b, 0], hist[j, b, 1], hist[j, b, 2] = sums[b, 0], sums[b, 1], counts[b]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def histogram(bins, rows, wz, w, n_bins, every_row, gathered_wz, gathered_w):
     """``hist[j, b] = (Σ w z, Σ w, n)`` over the node's ``rows`` (indices into the data).
 

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from .categorical import BITSET_WORDS, in_bitset, to_bitset
+from .threads import PRANGE_ONLY
 
 __all__ = ["Tree", "apply_binned", "apply_raw", "values_of_rows"]
 
@@ -26,7 +27,7 @@ __all__ = ["Tree", "apply_binned", "apply_raw", "values_of_rows"]
 PARALLEL_ROWS = 1 << 15
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def apply_binned(bins, feature, bin_threshold, missing_left, children_left, children_right,
                  missing_bin, is_categorical, left_set):
     """The leaf of every column of ``bins`` (n_features, n_samples), uint8."""
@@ -47,7 +48,7 @@ def apply_binned(bins, feature, bin_threshold, missing_left, children_left, chil
     return leaves
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def apply_raw(X, feature, threshold, missing_left, children_left, children_right):
     """The leaf of every row of ``X`` (n_samples, n_features), raw values, NaN allowed."""
     n_samples = X.shape[0]
@@ -65,7 +66,7 @@ def apply_raw(X, feature, threshold, missing_left, children_left, children_right
     return leaves
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def values_of_rows(rows_even, rows_odd, starts, stops, odd, values, out):
     """``out[rows[starts[l]:stops[l]]] = values[l]`` for every leaf ``l`` (the book's
     ``j``), ``rows`` being ``rows_odd`` for a leaf at an odd depth (``odd[l]``) and

@@ -29,10 +29,12 @@ import numpy as np
 from numba import njit, prange
 from scipy import sparse
 
+from .threads import PRANGE_ONLY
+
 __all__ = ["column", "sparse_to_bins"]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def _csc_to_bins(indptr, indices, data, thresholds, n_thresholds, missing_bin, bins):
     """``bins[j, i] = s_j(x_ij)`` from a CSC matrix: ``s_j(0)`` for the entries not stored."""
     for j in prange(bins.shape[0]):

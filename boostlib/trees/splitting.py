@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from .monotone import bounded_gain
+from .threads import PRANGE_ONLY
 
 __all__ = ["best_split", "gain", "leaf_value", "valid_children"]
 
@@ -121,7 +122,7 @@ def _best_split_of_feature(hist_j, n_bins_j, total_wz, total_w, total_n, missing
     return best
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=PRANGE_ONLY)
 def best_split(hist, total_wz, total_w, total_n, n_bins, missing_bin, l2_regularization,
                min_child_weight, min_samples_leaf, bounds=None):
     """The best split of a node from its histogram ``hist`` (n_features, n_bins_total, 3).

@@ -23,8 +23,9 @@ import contextlib
 import numbers
 
 import numba
+from numba.core.cpu_options import ParallelOptions
 
-__all__ = ["effective_n_threads", "using_threads"]
+__all__ = ["effective_n_threads", "PRANGE_ONLY", "using_threads"]
 
 
 def effective_n_threads(n_jobs):
@@ -55,3 +56,18 @@ def using_threads(n_jobs):
         yield n_threads
     finally:
         numba.set_num_threads(previous)
+
+
+PRANGE_ONLY = ParallelOptions({"prange": True, "comprehension": False, "reduction": False,
+                               "inplace_binop": False, "setitem": False, "numpy": False,
+                               "stencil": False, "fusion": False})
+"""numba's ``parallel=`` option for boostlib's kernels: the ``prange`` loops run on the
+pool's threads, and nothing else is made parallel.
+
+``parallel=True`` also turns every whole-array expression, ``np.zeros`` and
+reduction in a kernel into a parallel loop. None of boostlib's kernels needs that
+(each one's parallel work is its ``prange`` loop), and compiling those loops took
+about a fifth of the numba compile time of a reader's first chapter
+(``benchmarks/README.md``). An options object, not a dict: numba empties a dict
+when it first compiles, so a kernel's second signature would get ``parallel=True``.
+"""
