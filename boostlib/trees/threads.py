@@ -66,8 +66,8 @@ pool's threads, and nothing else is made parallel.
 
 ``parallel=True`` also turns every whole-array expression, ``np.zeros`` and
 reduction in a kernel into a parallel loop. None of boostlib's kernels needs that
-(each one's parallel work is its ``prange`` loop), and compiling those loops cost a
-fresh process that compiles every kernel about 2.4 s of its 13.3 s of CPU
+(each one's parallel work is its ``prange`` loop), and compiling those loops took
+about a fifth of the numba compile time of a reader's first chapter
 (``benchmarks/README.md``). An options object, not a dict: numba empties a dict
 when it first compiles, so a kernel's second signature would get ``parallel=True``.
 """
