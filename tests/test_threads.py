@@ -9,6 +9,7 @@ prediction.
 A probe inside the process counts the threads that really ran.
 """
 
+import inspect
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+from numba import prange
 
 from boostlib import BoostingClassifier, HistTreeRegressor
 from boostlib.trees import Binner, grower
@@ -275,23 +277,38 @@ def _kernels():
     return kernels
 
 
-def test_every_parallel_kernel_parallelises_its_prange_loops_only():
+def test_every_kernel_with_prange_loops_takes_prange_only():
     from boostlib.trees.threads import PRANGE_ONLY
 
-    parallel = {name for name, kernel in _kernels().items()
-                if kernel.targetoptions.get("parallel")}
+    kernels = _kernels()
+    parallel = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")}
+    with_prange = {name for name, kernel in kernels.items()
+                   if "prange(" in inspect.getsource(kernel.py_func)}
+    assert parallel == with_prange
     assert {"boostlib.trees.histograms.histogram", "boostlib.directions._scalar_newton",
             "boostlib.losses._logistic_loss_gradient_hessian"} <= parallel
     for name in parallel:
-        assert _kernels()[name].targetoptions["parallel"] is PRANGE_ONLY, name
-    # compiling (a fit, two dtypes of the Newton kernel) leaves the options as they were
-    X = np.random.RandomState(0).randn(300, 3)
-    HistTreeRegressor(max_depth=2).fit(X, X[:, 0]).predict(X)
-    from boostlib.directions import _scalar_newton
-    for dtype in (np.float64, np.float32):
-        ones = np.ones(3, dtype)
-        _scalar_newton(ones, ones, 1e-16, 1e3, np.empty_like(ones), np.empty_like(ones))
-    switches = {key: getattr(PRANGE_ONLY, key) for key in PRANGE_ONLY.__slots__}
-    assert switches == {"enabled": True, "prange": True, "comprehension": False,
-                        "reduction": False, "inplace_binop": False, "setitem": False,
-                        "numpy": False, "stencil": False, "fusion": False}
+        assert kernels[name].targetoptions["parallel"] is PRANGE_ONLY, name
+
+
+def _doubled(a):
+    out = np.zeros(len(a) + 1)  # a parallel loop of its own under parallel=True
+    for i in prange(len(a)):
+        out[i] = 2 * a[i]
+    return out
+
+
+def test_prange_only_makes_the_prange_loops_parallel_and_nothing_else():
+    """One parallel loop per signature, the second signature's too (numba empties a dict of
+    options on the first compile, and the second would get parallel=True's two loops)."""
+    from boostlib.trees.threads import PRANGE_ONLY
+
+    def parallel_loops(option):
+        kernel = numba.njit(parallel=option)(_doubled)  # uncached: compiled here
+        for dtype in (np.float64, np.float32):
+            np.testing.assert_array_equal(kernel(np.ones(3, dtype)), [2, 2, 2, 0])
+        return [len(kernel.get_metadata(sig)["parfor_diagnostics"].initial_parfors)
+                for sig in kernel.signatures]
+
+    assert parallel_loops(PRANGE_ONLY) == [1, 1]
+    assert parallel_loops(True) == [2, 2]  # what PRANGE_ONLY saves compiling
