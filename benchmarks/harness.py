@@ -479,8 +479,7 @@ MEASURES = {
 # pass and the histogram kernels became one (issue 21). tests/test_benchmarks.py fails on a stale
 # file that is not listed here, and on a listed file that is no longer stale, so the list can
 # only shrink as results are re-run.
-KNOWN_STALE = ("categorical_speed", "distributed_fit", "make_targets", "notebooks",
-               "shap_speed", "tree_options")
+KNOWN_STALE = ("distributed_fit", "make_targets", "notebooks")
 # boostlib files that no benchmark measures (so a new module forces a decision)
 MEASURED_BY_NONE = ("boostlib/__init__.py", "boostlib/descent.py")
 

@@ -312,3 +312,8 @@ def test_prange_only_makes_the_prange_loops_parallel_and_nothing_else():
 
     assert parallel_loops(PRANGE_ONLY) == [1, 1]
     assert parallel_loops(True) == [2, 2]  # what PRANGE_ONLY saves compiling
+    # and every other conversion is off too (the small kernel above exercises one of them)
+    switches = {key: getattr(PRANGE_ONLY, key) for key in PRANGE_ONLY.__slots__}
+    assert switches == {"enabled": True, "prange": True, "comprehension": False,
+                        "reduction": False, "inplace_binop": False, "setitem": False,
+                        "numpy": False, "stencil": False, "fusion": False}
