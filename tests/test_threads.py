@@ -24,7 +24,7 @@ from numba import prange
 from boostlib import BoostingClassifier, HistTreeRegressor
 from boostlib.trees import Binner, grower
 from boostlib.trees.grower import PARALLEL_PARTITION_ROWS, partition
-from boostlib.trees.threads import effective_n_threads, using_threads
+from boostlib.trees.threads import PRANGE_ONLY, effective_n_threads, using_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -278,8 +278,6 @@ def _kernels():
 
 
 def test_every_kernel_with_prange_loops_takes_prange_only():
-    from boostlib.trees.threads import PRANGE_ONLY
-
     kernels = _kernels()
     parallel = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")}
     with_prange = {name for name, kernel in kernels.items()
@@ -301,8 +299,6 @@ def _doubled(a):
 def test_prange_only_makes_the_prange_loops_parallel_and_nothing_else():
     """One parallel loop per signature, the second signature's too (numba empties a dict of
     options on the first compile, and the second would get parallel=True's two loops)."""
-    from boostlib.trees.threads import PRANGE_ONLY
-
     def parallel_loops(option):
         kernel = numba.njit(parallel=option)(_doubled)  # uncached: compiled here
         for dtype in (np.float64, np.float32):
