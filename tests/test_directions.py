@@ -433,6 +433,9 @@ def test_one_pass_newton_target_is_numpys_to_the_bit(monkeypatch, threads):
     compiled, calls = directions._scalar_newton, []
     monkeypatch.setattr(directions, "_scalar_newton",
                         lambda *args: calls.append(len(args[0])) or compiled(*args))
+    using, threads_asked = directions.using_threads, []  # the loop's threads, not every core
+    monkeypatch.setattr(directions, "using_threads",
+                        lambda n: threads_asked.append(n) or using(n))
     rng = np.random.default_rng(0)
     n = 100_003
     g = rng.normal(size=n) * 10.0 ** rng.integers(-320, 300, n)
@@ -445,7 +448,7 @@ def test_one_pass_newton_target_is_numpys_to_the_bit(monkeypatch, threads):
         floored = np.maximum(h, directions.HESSIAN_FLOOR)
         expected = np.clip(-g / floored, -TARGET_BOUND, TARGET_BOUND)
         z, w = directions._newton_target(_Given(g, h), None, None)
-    assert calls == [n]
+    assert calls == [n] and threads_asked == [threads]
     for got, want in ((z, expected), (w, floored)):
         assert got.tobytes() == want.tobytes()  # NaN payloads and the sign of zero too
     assert np.sum(z == TARGET_BOUND) > 0 and np.sum(z == -TARGET_BOUND) > 0  # clipped both ways
@@ -455,6 +458,7 @@ def test_one_pass_newton_target_is_numpys_to_the_bit(monkeypatch, threads):
     (np.array([1.0, -2.0, 0.5], dtype=np.float32), np.float32(2.0)),  # float32, a scalar h
     (np.array([1.0, -2.0, 0.5]), np.array([[2.0, 0.0, 1e-20]])),  # shapes (3,) and (1, 3)
     (np.array([1.0, -2.0, 0.5]), np.array([2.0, 0.0, 1e-20], dtype=np.float32)),
+    (np.array([1.0, -2.0, 0.5], dtype=np.float32), np.array([2.0, 0.0, 1e-20])),  # g float32
 ])
 def test_newton_target_of_other_arrays_takes_numpy(monkeypatch, g, h):
     """Other dtypes or shapes take the numpy formula, as before the compiled pass."""
