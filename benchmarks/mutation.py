@@ -133,8 +133,9 @@ def environment(group):
         env[name] = "1"
     env["PYTHONHASHSEED"] = "0"
     # mutmut forks a child per mutant, and GNU OpenMP (numba's default threading layer here)
-    # aborts a child forked from a process that has used it: a parallel kernel run in the
-    # parent (mutmut's first pass over the tests) would end every later child with exit -15
+    # terminates (SIGTERM) a child forked from a process that has used it: a parallel kernel
+    # run in the parent (mutmut's first pass over the tests) would end every later child
+    # that runs a parallel kernel with exit -15
     env["NUMBA_THREADING_LAYER"] = "workqueue"
     if group == "kernels":
         env["NUMBA_DISABLE_JIT"] = "1"
