@@ -81,7 +81,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .directions import get_direction
+from .directions import get_direction, newton
 from .early_stopping import TrainingLossChange, ValidationLoss, hold_out, never
 from .losses import Coordinate, Loss, LossAt, Softmax, get_loss
 from .row_blocks import loop_threads
@@ -214,6 +214,30 @@ def _tree_importances(learner, n_features):
                         minlength=n_features).astype(np.float64)
     root = tree.weighted_n_node_samples[0]
     return total / root if root > 0 else total
+
+
+class _StageMemory:
+    """The arrays of ``N`` rows that every stage of one fit writes into again.
+
+    At ten million rows a fresh array costs more than the pass that fills it:
+    its pages are zeroed and mapped on first touch (see
+    :class:`~boostlib.trees.grower.Scratch`; :class:`~boostlib.losses.LossAt` keeps
+    ``L``, ``g`` and ``h`` so). Always the update ``ν ρ_m u`` (whose ``F_m = F_{m−1} + ν ρ_m u``
+    is then made in ``F``'s memory, the same bits); and, for one learner a stage whose
+    ``fit_predict`` writes into ``out`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`,
+    which keeps neither its ``y`` nor its output) and the direction ``newton``, the target
+    and weights (``direction``: the keywords for the direction) and the learner's output
+    ``u`` (else None). Another learner may keep the ``y`` it was fitted to (a
+    nearest-neighbours regressor does), so it gets fresh arrays.
+    """
+
+    def __init__(self, boosting, F):
+        self.update = np.empty_like(F)
+        self.direction, self.u = {}, None
+        writes_out = boosting._bins_X and "out" in inspect.signature(
+            boosting._prototype.fit_predict).parameters
+        if writes_out and boosting._direction is newton and F.ndim == 1:
+            self.direction, self.u = {"out": np.empty((2, len(F)))}, np.empty(len(F))
 
 
 class _Record:
@@ -493,12 +517,13 @@ class _Boosting(BaseEstimator):
                             ensure_all_finite="allow-nan", input_name="X")
         return self.binner_.transform(X)
 
-    def _fit_learner(self, X, z, w, weight, rng):
+    def _fit_learner(self, X, z, w, weight, rng, out=None):
         """Step 2.2: a new learner ``f(x; a)`` fitted to ``z`` by weighted least squares.
 
         The weights are the direction's ``w`` times the stage's ``weight`` (or
         ``w`` alone when it is None); the learner draws from the shared random
-        state ``rng``. Returns the learner and its output ``u_i = f(x_i; a)``.
+        state ``rng``. Returns the learner and its output ``u_i = f(x_i; a)``,
+        written into ``out`` when given (see :class:`_StageMemory`).
         """
         learner = copy.deepcopy(self._prototype)  # clone() would re-inspect every stage
         if self._shares_random_state:
@@ -506,8 +531,12 @@ class _Boosting(BaseEstimator):
         w = w if weight is None else w * weight
         # a scikit-learn tree finds the features with NaN only when it checks its input
         tree_kwargs = {} if self._has_nan or sparse.issparse(X) else self._tree_kwargs
-        kwargs = dict(tree_kwargs) if np.all(w == 1.0) else dict(sample_weight=w, **tree_kwargs)
+        first = np.asarray(w).flat[:1]  # a Newton w is told from 1 by its first entry alone
+        unit = np.all(first == 1.0) and np.all(w == 1.0)
+        kwargs = dict(tree_kwargs) if unit else dict(sample_weight=w, **tree_kwargs)
         if self._bins_X:  # HistTreeRegressor: u read off the fit (each row's leaf is known)
+            if out is not None:
+                kwargs["out"] = out
             u = np.asarray(learner.fit_predict(X, z, **kwargs), dtype=float)
             return learner, (u.reshape(len(X), -1) if self.loss_.vector else u)
         learner.fit(X, z, **kwargs)
@@ -586,16 +615,17 @@ class _Boosting(BaseEstimator):
         record = _Record(at.mean(Y, F, s), self.verbose)              # estimators_, steps_, ...
         stop = self._early_stopping(held_out, record.train_loss[0])
         stage_weights = StageWeights(s, self.subsample, len(Y), rng, self._step_takes_bag)
+        memory = _StageMemory(self, F)                                # arrays every stage reuses
         for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
             weight, bag = stage_weights.draw()                        # s × the subsample
             if self._per_class:                                       # K classes: K learners
                 learner, rho, u = self._fit_stage_per_class(X, Y, F, weight, bag, rng)
             else:
-                z, w = self._direction(at, Y, F)                      # 2.1 target z (ỹ = −g)
-                learner, u = self._fit_learner(X, z, w, weight, rng)  # 2.2 u = f(x; a_m)
+                z, w = self._direction(at, Y, F, **memory.direction)  # 2.1 target z (ỹ = −g)
+                learner, u = self._fit_learner(X, z, w, weight, rng, memory.u)  # 2.2 u = f(x; a_m)
                 rho, u = self._step(loss, Y, F, u, sample_weight=weight,  # 2.3 ρ_m
                                     learner=learner, X=X, **bag)
-            F = F + nu * rho * u                                      # 2.4 F_m
+            F += np.multiply(nu * rho, u, out=memory.update)          # 2.4 F_m (= F + ν ρ u)
             at = LossAt(loss, Y, F, reuse=at)                         # in at's memory
             record.add(m, learner, rho, at.mean(Y, F, s))
             if stop(learner, rho, record.train_loss[-1]):             # early stopping

@@ -197,14 +197,20 @@ def _float64_vectors(*arrays):
                and a.shape == arrays[0].shape for a in arrays)
 
 
-def _newton_target(loss, y, F):
-    """``−g/h`` for a scalar loss, ``−H⁺g`` per sample for a vector loss; and the weight."""
+def _newton_target(loss, y, F, out=None):
+    """``−g/h`` for a scalar loss, ``−H⁺g`` per sample for a vector loss; and the weight.
+
+    ``out``: see :func:`newton`.
+    """
     g, H = loss.gradient_hessian(y, F)
     if loss.vector:
         z, w = vector_newton(H, g)  # w = curvature along z: w‖z‖ ≤ ‖g‖
         return _bounded(z), w
     if _float64_vectors(g, H):
-        z, w = np.empty(len(g)), np.empty(len(g))
+        if out is not None and out.dtype == np.float64 and out.shape == (2, len(g)):
+            z, w = out
+        else:
+            z, w = np.empty(len(g)), np.empty(len(g))
         # one pass on the loop's threads (row_blocks) where numpy would make four on one
         with using_threads(loop_thread_count()):
             _scalar_newton(g, H, HESSIAN_FLOOR, TARGET_BOUND, z, w)
@@ -218,8 +224,13 @@ def gradient(loss, y, F):
     return -loss.gradient(y, F), np.ones(len(F))
 
 
-def newton(loss, y, F):
+def newton(loss, y, F, out=None):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
+
+    ``out``: a float64 array of shape ``(2, N)`` for a scalar loss's float64 ``g`` and ``h``
+    (the boosting loop's, reused stage after stage: ``z`` and ``w`` are then views of it);
+    otherwise, or when None, ``z`` and ``w`` are fresh arrays. At ten million rows a fresh
+    array costs more than the pass that fills it (see :class:`~boostlib.trees.grower.Scratch`).
 
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
@@ -241,7 +252,7 @@ def newton(loss, y, F):
     1e-16; chapter 5).
     """
     _require_curvature(loss, "newton")
-    return _newton_target(loss, y, F)
+    return _newton_target(loss, y, F, out)
 
 
 def newton_unweighted(loss, y, F):

@@ -468,3 +468,25 @@ def test_newton_target_of_other_arrays_takes_numpy(monkeypatch, g, h):
     np.testing.assert_array_equal(w, floored)
     np.testing.assert_array_equal(z, np.clip(-g / floored, -TARGET_BOUND, TARGET_BOUND))
     assert z.dtype == np.result_type(g, h)
+
+
+def test_newton_writes_into_out_where_given_and_the_same_values():
+    """The loop's memory: ``z`` and ``w`` are the rows of ``out``, equal to the bit to fresh
+    ones; an ``out`` of the wrong shape or dtype, or a vector loss, gets fresh arrays."""
+    loss = LogLoss()
+    rng = np.random.default_rng(3)
+    y, F = (rng.random(500) < 0.4).astype(float), rng.normal(0, 4, 500)
+    fresh = directions.newton(loss, y, F)
+    out = np.full((2, 500), np.nan)
+    z, w = directions.newton(loss, y, F, out=out)
+    assert np.shares_memory(z, out[0]) and np.shares_memory(w, out[1])
+    np.testing.assert_array_equal(z, fresh[0])
+    np.testing.assert_array_equal(w, fresh[1])
+    for wrong in (np.empty((2, 499)), np.empty((2, 500), dtype=np.float32), np.empty((3, 500))):
+        z, w = directions.newton(loss, y, F, out=wrong)
+        assert not np.shares_memory(z, wrong) and not np.shares_memory(w, wrong)
+        np.testing.assert_array_equal(z, fresh[0])
+    Y = np.eye(3)[rng.integers(0, 3, 50)]
+    vector_out = np.empty((2, 50))
+    z, w = directions.newton(Softmax(), Y, rng.normal(size=(50, 3)), out=vector_out)
+    assert z.shape == (50, 3) and not np.shares_memory(z, vector_out)

@@ -983,6 +983,40 @@ class _ColumnHistTrees(HistTreeRegressor):
         return np.column_stack([tree.predict(X) for tree in self.trees_]).astype(np.float32)
 
 
+class _FreshHistTree(HistTreeRegressor):
+    """HistTreeRegressor whose ``fit_predict`` takes no ``out``: the loop hands it fresh arrays."""
+
+    def fit_predict(self, X, y, sample_weight=None):
+        return super().fit_predict(X, y, sample_weight)
+
+
+def test_the_loop_reuses_its_arrays_for_histogram_trees_and_fits_the_same_model(monkeypatch):
+    """Every stage's tree is fitted to the same target array and writes into the same output
+    array (the loop's); the model is the one that fresh arrays give, to the bit."""
+    X, y = make_hastie_10_2(n_samples=3000, random_state=1)
+    seen = []
+    fit_predict = HistTreeRegressor.fit_predict
+
+    def spy(self, X, y, sample_weight=None, out=None):
+        seen.append((y, out))
+        return fit_predict(self, X, y, sample_weight, out)
+
+    monkeypatch.setattr(HistTreeRegressor, "fit_predict", spy)
+    settings = dict(direction="newton", step="constant", n_estimators=6, learning_rate=0.3,
+                    random_state=0)
+    reusing = BoostingClassifier(learner=HistTreeRegressor(max_depth=3), **settings).fit(X, y)
+    assert len(seen) == 6 and all(out is seen[0][1] for _, out in seen)
+    assert all(np.shares_memory(z, seen[0][0]) for z, _ in seen)
+    fresh = BoostingClassifier(learner=_FreshHistTree(max_depth=3), **settings).fit(X, y)
+    assert len(seen) == 12 and all(out is None for _, out in seen[6:])  # (through super())
+    np.testing.assert_array_equal(reusing.train_loss_, fresh.train_loss_)
+    np.testing.assert_array_equal(reusing.decision_function(X), fresh.decision_function(X))
+    gradient = BoostingClassifier(learner=HistTreeRegressor(max_depth=3),
+                                  **dict(settings, direction="gradient")).fit(X, y)
+    assert len(seen) == 18 and all(out is None for _, out in seen[12:])
+    assert gradient.train_loss_[-1] < gradient.train_loss_[0]
+
+
 def test_a_multi_output_learner_that_bins_x():
     """A learner with ``bin`` is fitted with ``fit_predict``: its (n, K) float32 output is
     read as float64 of the scores' shape, so the training scores are the float64 sums

@@ -1,6 +1,7 @@
 """HistTreeRegressor (chapter 8): its formulas, its peers, missing values and bad input."""
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -558,3 +559,33 @@ def test_the_loops_one_pass_over_the_rows_fits_what_the_checks_fit(monkeypatch, 
                  "weighted_n_node_samples"):
         np.testing.assert_array_equal(getattr(fast.tree_, name), getattr(checked.tree_, name))
     np.testing.assert_array_equal(u, fast.predict(binned))
+
+
+@pytest.mark.parametrize("zero_weights", [False, True])
+def test_fit_predict_writes_into_out(zero_weights):
+    """``out`` is filled with what a fresh array would hold and returned, whether the
+    values are read off the fit or (a row of weight 0) walked down the tree."""
+    X, _, _, y = integer_data(seed=9)
+    w = np.ones(len(y)) if not zero_weights else (np.arange(len(y)) % 5 > 0).astype(float)
+    binned = Binner().fit_transform(X)
+    fresh = HistTreeRegressor(max_depth=3).fit_predict(binned, y, sample_weight=w)
+    out = np.full(len(y), np.nan)
+    u = HistTreeRegressor(max_depth=3).fit_predict(binned, y, sample_weight=w, out=out)
+    assert u is out
+    np.testing.assert_array_equal(out, fresh)
+
+
+def test_fit_predict_refuses_an_out_it_cannot_write_before_fitting():
+    X, _, _, y = integer_data(seed=9)
+    binned = Binner().fit_transform(X)
+    read_only = np.empty(len(y))
+    read_only.flags.writeable = False
+    for out, named in [(np.empty(len(y) - 1), f"shape ({len(y) - 1},)"),
+                       (np.empty(len(y), dtype=np.float32), "float32"),
+                       (np.empty(2 * len(y))[::2], "not C-contiguous"),
+                       (read_only, "read-only"), ([0.0] * len(y), "list")]:
+        tree = HistTreeRegressor(max_depth=3)
+        with pytest.raises(ValueError, match=re.escape(named)) as raised:
+            tree.fit_predict(binned, y, out=out)
+        assert f"float64 array of shape ({len(y)},)" in str(raised.value)
+        assert not hasattr(tree, "tree_")

@@ -237,21 +237,33 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
             self._grow(X, y, sample_weight, scratch)
         return self
 
-    def fit_predict(self, X, y, sample_weight=None):
+    def fit_predict(self, X, y, sample_weight=None, out=None):
         """Fit, and return ``f(x)`` on the training rows, read off the fit.
 
         Growing partitions the rows into their leaves, so each row's value is
         known without walking the tree; the boosting loop calls this every stage.
         When some row has zero weight (it takes no part in the partition), every
-        row is walked down the tree instead.
+        row is walked down the tree instead. ``out``: a C-contiguous float64 array
+        of ``n_samples`` to write ``f(x)`` into and return (the boosting loop's, reused
+        stage after stage: at ten million rows a fresh array costs more than the pass
+        that fills it, see :class:`~boostlib.trees.grower.Scratch`); None: a fresh one.
         """
+        if out is not None:  # checked before the fit, which it would outlive
+            n_rows = _num_samples(X)  # len() of a sparse matrix is an error
+            if not (isinstance(out, np.ndarray) and out.dtype == np.float64
+                    and out.shape == (n_rows,) and out.flags.c_contiguous
+                    and out.flags.writeable):
+                raise ValueError(f"out must be a writeable C-contiguous float64 array of "
+                                 f"shape ({n_rows},), one entry per row of X; got "
+                                 f"{_described(out)}")
         with using_threads(self.n_jobs), _scratch_of(X) as scratch:
             nodes, rows = self._grow(X, y, sample_weight, scratch)
-            n_samples = _num_samples(X)  # len() of a sparse matrix is an error
+            n_samples = _num_samples(X)
+            u = np.empty(n_samples) if out is None else out
             if len(rows[0]) != n_samples:
-                return self.predict(X)
+                u[:] = self.predict(X)
+                return u
             leaves = [k for k, node in enumerate(nodes) if node.left == -1]
-            u = np.empty(n_samples)
             values_of_rows(*rows, np.array([nodes[k].start for k in leaves]),
                            np.array([nodes[k].stop for k in leaves]),
                            np.array([nodes[k].depth % 2 == 1 for k in leaves]),
@@ -370,6 +382,15 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         """The depth of the fitted tree, the root at depth 0 (as scikit-learn's trees say it)."""
         check_is_fitted(self)
         return self.tree_.max_depth
+
+
+def _described(array):
+    """``array``'s type, and for a numpy array its dtype, shape and flags that matter."""
+    if not isinstance(array, np.ndarray):
+        return type(array).__name__
+    flags = [name for name, on in (("not C-contiguous", not array.flags.c_contiguous),
+                                   ("read-only", not array.flags.writeable)) if on]
+    return f"{array.dtype} array of shape {array.shape}" + "".join(f", {f}" for f in flags)
 
 
 def _is_row_vector(sample_weight, n):
