@@ -56,6 +56,7 @@ seconds per variant (median of 3 alternating fits) and test accuracy.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -307,6 +308,7 @@ def profile(n_train, threads, n_estimators=20):
     clocks = {}
 
     def clocked(phase, kernel):
+        @functools.wraps(kernel)  # the signature too: the loop reads fit_predict's (out=)
         def run(*args, **kwargs):
             start = time.perf_counter()
             result = kernel(*args, **kwargs)

@@ -219,16 +219,21 @@ def _tree_importances(learner, n_features):
 class _StageMemory:
     """The arrays of ``N`` rows that every stage of one fit writes into again.
 
-    At ten million rows a fresh array costs more than the pass that fills it:
-    its pages are zeroed and mapped on first touch (see
-    :class:`~boostlib.trees.grower.Scratch`; :class:`~boostlib.losses.LossAt` keeps
-    ``L``, ``g`` and ``h`` so). Always the update ``ν ρ_m u`` (whose ``F_m = F_{m−1} + ν ρ_m u``
-    is then made in ``F``'s memory, the same bits); and, for one learner a stage whose
-    ``fit_predict`` writes into ``out`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`,
-    which keeps neither its ``y`` nor its output) and the direction ``newton``, the target
-    and weights (``direction``: the keywords for the direction) and the learner's output
-    ``u`` (else None). Another learner may keep the ``y`` it was fitted to (a
-    nearest-neighbours regressor does), so it gets fresh arrays.
+    A fresh array of ten million rows costs the system time of its own (its pages are
+    zeroed and mapped on first touch) on top of the pass that fills it;
+    :class:`~boostlib.losses.LossAt` keeps ``L``, ``g`` and ``h`` for the same reason.
+    The arrays:
+
+    * ``update``, always: the update ``ν ρ_m u``, which the loop then adds to ``F`` in
+      ``F``'s own memory (the same bits as ``F + ν ρ_m u``);
+    * ``direction`` (the keywords for the direction) and ``u`` (for ``_fit_learner``),
+      only for the direction ``newton``, a scalar loss and a learner that bins ``X``
+      and whose ``fit_predict`` takes ``out`` (boostlib's
+      :class:`~boostlib.trees.HistTreeRegressor`): the target ``z`` and weights ``w``,
+      and the learner's output ``u``. Such a learner must keep none of its ``y``, its
+      ``sample_weight`` and its ``out`` after the fit; ``HistTreeRegressor`` keeps none.
+      Otherwise ``{}`` and None: another learner may keep the ``y`` it was fitted to (a
+      nearest-neighbours regressor does), so it gets fresh arrays.
     """
 
     def __init__(self, boosting, F):
@@ -522,8 +527,9 @@ class _Boosting(BaseEstimator):
 
         The weights are the direction's ``w`` times the stage's ``weight`` (or
         ``w`` alone when it is None); the learner draws from the shared random
-        state ``rng``. Returns the learner and its output ``u_i = f(x_i; a)``,
-        written into ``out`` when given (see :class:`_StageMemory`).
+        state ``rng``. Returns the learner and its output ``u_i = f(x_i; a)``;
+        ``out`` (see :class:`_StageMemory`) goes to the ``fit_predict`` of a learner that
+        bins ``X``, which writes ``u`` into it, and is not used by any other learner.
         """
         learner = copy.deepcopy(self._prototype)  # clone() would re-inspect every stage
         if self._shares_random_state:
@@ -531,7 +537,7 @@ class _Boosting(BaseEstimator):
         w = w if weight is None else w * weight
         # a scikit-learn tree finds the features with NaN only when it checks its input
         tree_kwargs = {} if self._has_nan or sparse.issparse(X) else self._tree_kwargs
-        first = np.asarray(w).flat[:1]  # a Newton w is told from 1 by its first entry alone
+        first = np.asarray(w).flat[:1]  # a Newton w is mostly told from 1 by its first entry
         unit = np.all(first == 1.0) and np.all(w == 1.0)
         kwargs = dict(tree_kwargs) if unit else dict(sample_weight=w, **tree_kwargs)
         if self._bins_X:  # HistTreeRegressor: u read off the fit (each row's leaf is known)

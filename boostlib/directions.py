@@ -227,10 +227,12 @@ def gradient(loss, y, F):
 def newton(loss, y, F, out=None):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
 
-    ``out``: a float64 array of shape ``(2, N)`` for a scalar loss's float64 ``g`` and ``h``
-    (the boosting loop's, reused stage after stage: ``z`` and ``w`` are then views of it);
-    otherwise, or when None, ``z`` and ``w`` are fresh arrays. At ten million rows a fresh
-    array costs more than the pass that fills it (see :class:`~boostlib.trees.grower.Scratch`).
+    ``out``: None, or a writeable numpy array, the boosting loop's, reused stage after
+    stage (a fresh array of ten million rows costs the system time of its own on top of
+    the pass that fills it, ``_StageMemory`` in :mod:`boostlib.boosting`). It is used
+    (``z, w = out``, writing into it) when it is float64 of shape ``(2, N)``, the loss
+    scalar and its ``g`` and ``h`` float64 vectors; otherwise it is ignored, and ``z`` and
+    ``w`` are fresh arrays.
 
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),

@@ -1005,7 +1005,8 @@ def test_the_loop_reuses_its_arrays_for_histogram_trees_and_fits_the_same_model(
     settings = dict(direction="newton", step="constant", n_estimators=6, learning_rate=0.3,
                     random_state=0)
     reusing = BoostingClassifier(learner=HistTreeRegressor(max_depth=3), **settings).fit(X, y)
-    assert len(seen) == 6 and all(out is seen[0][1] for _, out in seen)
+    assert len(seen) == 6 and seen[0][1] is not None
+    assert all(out is seen[0][1] for _, out in seen)
     assert all(np.shares_memory(z, seen[0][0]) for z, _ in seen)
     fresh = BoostingClassifier(learner=_FreshHistTree(max_depth=3), **settings).fit(X, y)
     assert len(seen) == 12 and all(out is None for _, out in seen[6:])  # (through super())

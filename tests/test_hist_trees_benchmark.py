@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import hist_trees  # noqa: E402
 
+from boostlib import boosting  # noqa: E402
 from boostlib.trees import grower  # noqa: E402
 
 
@@ -60,9 +61,20 @@ def test_profile_clocks_every_kernel_and_puts_them_back(tmp_path, monkeypatch):
     kernels = {name: getattr(grower, name) for name in
                ("build_root_histogram", "build_histogram", "subtract", "best_split",
                 "partition")}
+    memories = []
+    init = boosting._StageMemory.__init__
+
+    def spy(memory, *args):
+        init(memory, *args)
+        memories.append(memory)
+
+    monkeypatch.setattr(boosting._StageMemory, "__init__", spy)
     rows = pd.DataFrame(hist_trees.profile(400, 1, n_estimators=3))
     for name, kernel in kernels.items():
         assert getattr(grower, name) is kernel
+    # the clocked fit_predict keeps its signature: the profiled loop reuses its arrays as a
+    # plain fit's does (the warm-up fit and the timed one)
+    assert len(memories) == 2 and all(memory.u is not None for memory in memories)
     tree = rows[rows.part == "tree"]
     assert list(tree.phase) == ["histograms from rows", "histograms by subtraction",
                                 "split scan", "partition", "rest of the tree (grower, checks)"]

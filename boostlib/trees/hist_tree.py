@@ -243,12 +243,14 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         Growing partitions the rows into their leaves, so each row's value is
         known without walking the tree; the boosting loop calls this every stage.
         When some row has zero weight (it takes no part in the partition), every
-        row is walked down the tree instead. ``out``: a C-contiguous float64 array
-        of ``n_samples`` to write ``f(x)`` into and return (the boosting loop's, reused
-        stage after stage: at ten million rows a fresh array costs more than the pass
-        that fills it, see :class:`~boostlib.trees.grower.Scratch`); None: a fresh one.
+        row is walked down the tree instead. ``out``: a writeable C-contiguous float64
+        array of shape ``(n_samples,)`` to write ``f(x)`` into and return (the boosting
+        loop's, reused stage after stage: a fresh array of ten million rows costs the
+        system time of its own on top of the pass that fills it,
+        ``_StageMemory`` in :mod:`boostlib.boosting`); None: a fresh one. The tree keeps
+        none of ``y``, ``sample_weight`` and ``out``.
         """
-        if out is not None:  # checked before the fit, which it would outlive
+        if out is not None:  # checked before the fit: a bad out costs no fit
             n_rows = _num_samples(X)  # len() of a sparse matrix is an error
             if not (isinstance(out, np.ndarray) and out.dtype == np.float64
                     and out.shape == (n_rows,) and out.flags.c_contiguous
