@@ -191,12 +191,17 @@ def _nonnegative(step):
     return rule
 
 
-def _takes_bag(step):
-    """Whether a step rule takes ``bag=`` (leaf_newton does; a user's callable may not)."""
+def _takes(function, keyword):
+    """Whether ``function`` takes ``keyword`` (False when its signature cannot be read)."""
     try:
-        return "bag" in inspect.signature(step).parameters
+        return keyword in inspect.signature(function).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _takes_bag(step):
+    """Whether a step rule takes ``bag=`` (leaf_newton does; a user's callable may not)."""
+    return _takes(step, "bag")
 
 
 def _tree_importances(learner, n_features):
@@ -224,25 +229,28 @@ class _StageMemory:
     :class:`~boostlib.losses.LossAt` keeps ``L``, ``g`` and ``h`` for the same reason.
     The arrays:
 
-    * ``update``, always: the update ``ν ρ_m u``, which the loop then adds to ``F`` in
-      ``F``'s own memory (the same bits as ``F + ν ρ_m u``);
-    * ``direction`` (the keywords for the direction) and ``u`` (for ``_fit_learner``),
-      only for the direction ``newton``, a scalar loss and a learner that bins ``X``
-      and whose ``fit_predict`` takes ``out`` (boostlib's
-      :class:`~boostlib.trees.HistTreeRegressor`): the target ``z`` and weights ``w``,
-      and the learner's output ``u``. Such a learner must keep none of its ``y``, its
-      ``sample_weight`` and its ``out`` after the fit; ``HistTreeRegressor`` keeps none.
-      Otherwise ``{}`` and None: another learner may keep the ``y`` it was fitted to (a
-      nearest-neighbours regressor does), so it gets fresh arrays.
+    Only for the direction ``newton``, a scalar loss and a learner that bins ``X`` and
+    whose ``fit_predict`` takes ``out`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`):
+
+    * ``direction`` (the keywords for the direction) and ``u`` (for ``_fit_learner``): the
+      target ``z`` and weights ``w``, and the learner's output ``u``. Such a learner must
+      keep none of its ``y``, its ``sample_weight`` and its ``out`` after the fit;
+      ``HistTreeRegressor`` keeps none;
+    * ``update``: the update ``ν ρ_m u``, which the loop then adds to ``F`` in ``F``'s own
+      memory (the same bits as ``F + ν ρ_m u``).
+
+    Otherwise ``{}`` and None: another learner may keep the ``y`` it was fitted to (a
+    nearest-neighbours regressor does), so it gets fresh arrays, and the update is a
+    temporary array, freed once it is added to ``F``: kept for the whole fit it would
+    raise the peak memory of a fit of scikit-learn trees by one array of ``N`` rows.
     """
 
     def __init__(self, boosting, F):
-        self.update = np.empty_like(F)
-        self.direction, self.u = {}, None
-        writes_out = boosting._bins_X and "out" in inspect.signature(
-            boosting._prototype.fit_predict).parameters
+        self.direction, self.u, self.update = {}, None, None
+        writes_out = boosting._bins_X and _takes(boosting._prototype.fit_predict, "out")
         if writes_out and boosting._direction is newton and F.ndim == 1:
             self.direction, self.u = {"out": np.empty((2, len(F)))}, np.empty(len(F))
+            self.update = np.empty_like(F)
 
 
 class _Record:

@@ -207,7 +207,8 @@ def _newton_target(loss, y, F, out=None):
         z, w = vector_newton(H, g)  # w = curvature along z: w‖z‖ ≤ ‖g‖
         return _bounded(z), w
     if _float64_vectors(g, H):
-        if out is not None and out.dtype == np.float64 and out.shape == (2, len(g)):
+        if (isinstance(out, np.ndarray) and out.dtype == np.float64
+                and out.shape == (2, len(g)) and out.flags.writeable):
             z, w = out
         else:
             z, w = np.empty(len(g)), np.empty(len(g))
@@ -227,10 +228,10 @@ def gradient(loss, y, F):
 def newton(loss, y, F, out=None):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
 
-    ``out``: None, or a writeable numpy array, the boosting loop's, reused stage after
-    stage (a fresh array of ten million rows costs the system time of its own on top of
-    the pass that fills it, ``_StageMemory`` in :mod:`boostlib.boosting`). It is used
-    (``z, w = out``, writing into it) when it is float64 of shape ``(2, N)``, the loss
+    ``out``: None, or the boosting loop's array, reused stage after stage (a fresh array
+    of ten million rows costs the system time of its own on top of the pass that fills
+    it, ``_StageMemory`` in :mod:`boostlib.boosting`). It is used (``z, w = out``, writing
+    into it) when it is a writeable float64 numpy array of shape ``(2, N)``, the loss
     scalar and its ``g`` and ``h`` float64 vectors; otherwise it is ignored, and ``z`` and
     ``w`` are fresh arrays.
 

@@ -482,7 +482,10 @@ def test_newton_writes_into_out_where_given_and_the_same_values():
     assert np.shares_memory(z, out[0]) and np.shares_memory(w, out[1])
     np.testing.assert_array_equal(z, fresh[0])
     np.testing.assert_array_equal(w, fresh[1])
-    for wrong in (np.empty((2, 499)), np.empty((2, 500), dtype=np.float32), np.empty((3, 500))):
+    read_only = np.empty((2, 500))
+    read_only.flags.writeable = False
+    for wrong in (np.empty((2, 499)), np.empty((2, 500), dtype=np.float32), np.empty((3, 500)),
+                  read_only, [[0.0] * 500] * 2):
         z, w = directions.newton(loss, y, F, out=wrong)
         assert not np.shares_memory(z, wrong) and not np.shares_memory(w, wrong)
         np.testing.assert_array_equal(z, fresh[0])
