@@ -222,15 +222,14 @@ def _tree_importances(learner, n_features):
 
 
 class _StageMemory:
-    """The arrays of ``N`` rows that every stage of one fit writes into again.
+    """Arrays with one entry per row of ``X`` that every stage of one fit writes into again.
 
-    A fresh array of ten million rows costs the system time of its own (its pages are
-    zeroed and mapped on first touch) on top of the pass that fills it;
-    :class:`~boostlib.losses.LossAt` keeps ``L``, ``g`` and ``h`` for the same reason.
-    The arrays:
-
-    Only for the direction ``newton``, a scalar loss and a learner that bins ``X`` and
-    whose ``fit_predict`` takes ``out`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`):
+    A fresh array of ten million rows costs the operating system's time to zero and map
+    its pages, on top of the pass that fills it (:class:`~boostlib.losses.LossAt` reuses
+    the memory of ``L``, ``g`` and ``h`` for a loss computed in one pass, for the same
+    reason). The arrays, only for the direction ``newton`` (the only built-in direction
+    that takes ``out``), a scalar loss, and a learner that bins ``X`` and whose
+    ``fit_predict`` takes ``out`` (boostlib's :class:`~boostlib.trees.HistTreeRegressor`):
 
     * ``direction`` (the keywords for the direction) and ``u`` (for ``_fit_learner``): the
       target ``z`` and weights ``w``, and the learner's output ``u``. Such a learner must
@@ -239,10 +238,11 @@ class _StageMemory:
     * ``update``: the update ``ν ρ_m u``, which the loop then adds to ``F`` in ``F``'s own
       memory (the same bits as ``F + ν ρ_m u``).
 
-    Otherwise ``{}`` and None: another learner may keep the ``y`` it was fitted to (a
-    nearest-neighbours regressor does), so it gets fresh arrays, and the update is a
-    temporary array, freed once it is added to ``F``: kept for the whole fit it would
-    raise the peak memory of a fit of scikit-learn trees by one array of ``N`` rows.
+    Otherwise ``direction`` is ``{}`` and ``u`` and ``update`` are None: another learner
+    may keep the ``y`` it was fitted to (a nearest-neighbours regressor does), so it gets
+    fresh arrays, and the update is a temporary array, freed once it is added to ``F``:
+    kept for the whole fit it would raise the peak memory of a fit of scikit-learn trees
+    by one array of ``N`` rows.
     """
 
     def __init__(self, boosting, F):
@@ -629,7 +629,7 @@ class _Boosting(BaseEstimator):
         record = _Record(at.mean(Y, F, s), self.verbose)              # estimators_, steps_, ...
         stop = self._early_stopping(held_out, record.train_loss[0])
         stage_weights = StageWeights(s, self.subsample, len(Y), rng, self._step_takes_bag)
-        memory = _StageMemory(self, F)                                # arrays every stage reuses
+        memory = _StageMemory(self, F)                                # arrays stages reuse
         for m in range(1, self.n_estimators + 1):                     # 2. stages m = 1 … M
             weight, bag = stage_weights.draw()                        # s × the subsample
             if self._per_class:                                       # K classes: K learners
@@ -822,14 +822,17 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         read-only, and valid for the stage; it is not an instance of the loss's
         class), ``y`` the targets in its convention
         (labels mapped as under ``loss``) and ``F`` the scores at the stage's
-        start. With ``multiclass="per_class"`` it is called once per class
+        start, which the loop overwrites at the stage's end (copy it to keep it).
+        With ``multiclass="per_class"`` it is called once per class
         ``k`` with the class's :class:`~boostlib.losses.Coordinate`,
         ``y[:, k]`` and ``F[:, k]``.
     step : str or callable, default="leaf_newton"
         How far to go: ``"line_search"``, ``"newton"``, ``"leaf_newton"``,
         ``"constant"`` (see :mod:`boostlib.steps`), or a callable
         ``step(loss, y, F, u, sample_weight=None, learner=None, X=None)`` that
-        returns ``(ρ, u)`` as they do. A callable that also takes ``bag=`` is
+        returns ``(ρ, u)`` as they do; the loop overwrites ``F`` at the stage's end
+        and may write the next stage's ``u`` into this one's memory (copy them to keep
+        them). A callable that also takes ``bag=`` is
         given, when the fit has sample weights, the boolean mask of the rows
         that take part in the stage (all of them without subsampling), as
         ``leaf_newton`` is.

@@ -229,11 +229,12 @@ def newton(loss, y, F, out=None):
     """Newton direction ``z = −g/h`` with weights ``w = h`` (chapter 4, eq. ``newton-direction``).
 
     ``out``: None, or the boosting loop's array, reused stage after stage (a fresh array
-    of ten million rows costs the system time of its own on top of the pass that fills
-    it, ``_StageMemory`` in :mod:`boostlib.boosting`). It is used (``z, w = out``, writing
-    into it) when it is a writeable float64 numpy array of shape ``(2, N)``, the loss
-    scalar and its ``g`` and ``h`` float64 vectors; otherwise it is ignored, and ``z`` and
-    ``w`` are fresh arrays.
+    of ten million rows costs the operating system's time to zero and map its pages, on
+    top of the pass that fills it: ``_StageMemory`` in :mod:`boostlib.boosting`). It is
+    used (``z, w = out``, writing into it) when it is a writeable float64 numpy array of
+    shape ``(2, N)``, ``N = len(F)``, the loss scalar and its ``g`` and ``h`` float64
+    vectors; any other ``out`` is ignored (no error), and ``z`` and ``w`` are then fresh
+    arrays.
 
     ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),

@@ -31,3 +31,19 @@ def sample(loss, n=40, seed=0, scale=2.0):
 @pytest.fixture(params=sorted(LOSSES), ids=sorted(LOSSES))
 def loss(request):
     return LOSSES[request.param]()
+
+
+@pytest.fixture
+def stage_memories(monkeypatch):
+    """Every ``_StageMemory`` that a fit makes while the test runs, in order."""
+    from boostlib import boosting
+
+    memories = []
+    init = boosting._StageMemory.__init__
+
+    def remember(memory, *args):
+        init(memory, *args)
+        memories.append(memory)
+
+    monkeypatch.setattr(boosting._StageMemory, "__init__", remember)
+    return memories

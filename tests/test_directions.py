@@ -472,7 +472,8 @@ def test_newton_target_of_other_arrays_takes_numpy(monkeypatch, g, h):
 
 def test_newton_writes_into_out_where_given_and_the_same_values():
     """The loop's memory: ``z`` and ``w`` are the rows of ``out``, equal to the bit to fresh
-    ones; an ``out`` of the wrong shape or dtype, or a vector loss, gets fresh arrays."""
+    ones; an ``out`` of the wrong shape or dtype, a read-only one, a list, or a vector loss
+    gets fresh arrays, and no error."""
     loss = LogLoss()
     rng = np.random.default_rng(3)
     y, F = (rng.random(500) < 0.4).astype(float), rng.normal(0, 4, 500)
@@ -489,6 +490,7 @@ def test_newton_writes_into_out_where_given_and_the_same_values():
         z, w = directions.newton(loss, y, F, out=wrong)
         assert not np.shares_memory(z, wrong) and not np.shares_memory(w, wrong)
         np.testing.assert_array_equal(z, fresh[0])
+        np.testing.assert_array_equal(w, fresh[1])
     Y = np.eye(3)[rng.integers(0, 3, 50)]
     vector_out = np.empty((2, 50))
     z, w = directions.newton(Softmax(), Y, rng.normal(size=(50, 3)), out=vector_out)

@@ -25,7 +25,7 @@ from sklearn.tree import DecisionTreeRegressor, ExtraTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from test_equivalence import assert_same_at_every_stage
 
-from boostlib import BoostingClassifier, BoostingRegressor, boosting, steps
+from boostlib import BoostingClassifier, BoostingRegressor, steps
 from boostlib.boosting import loss_targets
 from boostlib.datasets import one_hot
 from boostlib.directions import DIRECTIONS
@@ -990,9 +990,12 @@ class _FreshHistTree(HistTreeRegressor):
         return super().fit_predict(X, y, sample_weight)
 
 
-def test_the_loop_reuses_its_arrays_for_histogram_trees_and_fits_the_same_model(monkeypatch):
+def test_the_loop_reuses_its_arrays_for_histogram_trees_and_fits_the_same_model(monkeypatch,
+                                                                               stage_memories):
     """Every stage's tree is fitted to the same target array and writes into the same output
-    array (the loop's); the model is the one that fresh arrays give, to the bit."""
+    array (the loop's); the model is the one that fresh arrays give, to the bit. The
+    update's array is kept only on that path: not for a learner without ``out``, nor for
+    the direction ``gradient``, nor for scikit-learn's trees."""
     X, y = make_hastie_10_2(n_samples=3000, random_state=1)
     seen = []
     fit_predict = HistTreeRegressor.fit_predict
@@ -1002,14 +1005,6 @@ def test_the_loop_reuses_its_arrays_for_histogram_trees_and_fits_the_same_model(
         return fit_predict(self, X, y, sample_weight, out)
 
     monkeypatch.setattr(HistTreeRegressor, "fit_predict", spy)
-    memories = []
-    init = boosting._StageMemory.__init__
-
-    def remember(memory, *args):
-        init(memory, *args)
-        memories.append(memory)
-
-    monkeypatch.setattr(boosting._StageMemory, "__init__", remember)
     settings = dict(direction="newton", step="constant", n_estimators=6, learning_rate=0.3,
                     random_state=0)
     reusing = BoostingClassifier(learner=HistTreeRegressor(max_depth=3), **settings).fit(X, y)
@@ -1026,7 +1021,7 @@ def test_the_loop_reuses_its_arrays_for_histogram_trees_and_fits_the_same_model(
     # the update's array is kept for the whole fit only where the others are: a fit of
     # scikit-learn trees makes it afresh each stage (its peak memory, benchmarks/memory.py)
     exact = BoostingClassifier(n_estimators=2, random_state=0).fit(X, y)
-    assert [memory.update is not None for memory in memories] == [True, False, False, False]
+    assert [memory.update is not None for memory in stage_memories] == [True, False, False, False]
     assert exact.train_loss_[-1] < exact.train_loss_[0]
     assert gradient.train_loss_[-1] < gradient.train_loss_[0]
 

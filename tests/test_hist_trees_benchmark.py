@@ -12,7 +12,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import hist_trees  # noqa: E402
 
-from boostlib import boosting  # noqa: E402
 from boostlib.trees import grower  # noqa: E402
 
 
@@ -54,27 +53,19 @@ def test_compare_takes_medians_in_turns_and_flags_a_contended_thread(monkeypatch
     assert not by_key["XGBoost hist", 1]["contended"]
 
 
-def test_profile_clocks_every_kernel_and_puts_them_back(tmp_path, monkeypatch):
+def test_profile_clocks_every_kernel_and_puts_them_back(tmp_path, monkeypatch, stage_memories):
     monkeypatch.setattr(hist_trees, "DATA", tmp_path)
     monkeypatch.setattr(hist_trees, "N_TEST", 50)
     hist_trees.make_pool(400)
     kernels = {name: getattr(grower, name) for name in
                ("build_root_histogram", "build_histogram", "subtract", "best_split",
                 "partition")}
-    memories = []
-    init = boosting._StageMemory.__init__
-
-    def spy(memory, *args):
-        init(memory, *args)
-        memories.append(memory)
-
-    monkeypatch.setattr(boosting._StageMemory, "__init__", spy)
     rows = pd.DataFrame(hist_trees.profile(400, 1, n_estimators=3))
     for name, kernel in kernels.items():
         assert getattr(grower, name) is kernel
     # the clocked fit_predict keeps its signature: the profiled loop reuses its arrays as a
     # plain fit's does (the warm-up fit and the timed one)
-    assert len(memories) == 2 and all(memory.u is not None for memory in memories)
+    assert len(stage_memories) == 2 and all(memory.u is not None for memory in stage_memories)
     tree = rows[rows.part == "tree"]
     assert list(tree.phase) == ["histograms from rows", "histograms by subtraction",
                                 "split scan", "partition", "rest of the tree (grower, checks)"]

@@ -246,9 +246,10 @@ class HistTreeRegressor(RegressorMixin, BaseEstimator):
         row is walked down the tree instead. ``out``: a writeable C-contiguous float64
         array of shape ``(n_samples,)`` to write ``f(x)`` into and return (the boosting
         loop's, reused stage after stage: a fresh array of ten million rows costs the
-        system time of its own on top of the pass that fills it,
-        ``_StageMemory`` in :mod:`boostlib.boosting`); None: a fresh one. The tree keeps
-        none of ``y``, ``sample_weight`` and ``out``.
+        operating system's time to zero and map its pages, on top of the pass that fills
+        it, ``_StageMemory`` in :mod:`boostlib.boosting`); None: a fresh one. Any other
+        ``out`` raises a ``ValueError`` before the fit. The tree keeps none of ``y``,
+        ``sample_weight`` and ``out``.
         """
         if out is not None:  # checked before the fit: a bad out costs no fit
             n_rows = _num_samples(X)  # len() of a sparse matrix is an error
