@@ -192,7 +192,8 @@ def _nonnegative(step):
 
 
 def _takes(function, keyword):
-    """Whether ``function`` takes ``keyword`` (False when its signature cannot be read)."""
+    """Whether ``function`` names ``keyword`` as a parameter (a ``**kwargs`` catch-all does not
+    count; False when its signature cannot be read)."""
     try:
         return keyword in inspect.signature(function).parameters
     except (TypeError, ValueError):
@@ -200,7 +201,7 @@ def _takes(function, keyword):
 
 
 def _takes_bag(step):
-    """Whether a step rule takes ``bag=`` (leaf_newton does; a user's callable may not)."""
+    """Whether a step rule names ``bag`` (leaf_newton does; a user's callable may not)."""
     return _takes(step, "bag")
 
 
@@ -238,8 +239,9 @@ class _StageMemory:
     * ``update``: the update ``ν ρ_m u``, which the loop then adds to ``F`` in ``F``'s own
       memory (the same bits as ``F + ν ρ_m u``).
 
-    Otherwise ``direction`` is ``{}`` and ``u`` and ``update`` are None: another learner
-    may keep the ``y`` it was fitted to (a nearest-neighbours regressor does), so it gets
+    Otherwise (another direction, a vector loss or another learner) ``direction`` is
+    ``{}`` and ``u`` and ``update`` are None: another learner may keep the ``y`` it was
+    fitted to (a nearest-neighbours regressor does), so it gets
     fresh arrays, and the update is a temporary array, freed once it is added to ``F``:
     kept for the whole fit it would raise the peak memory of a fit of scikit-learn trees
     by one array of ``N`` rows.
@@ -535,7 +537,8 @@ class _Boosting(BaseEstimator):
 
         The weights are the direction's ``w`` times the stage's ``weight`` (or
         ``w`` alone when it is None); the learner draws from the shared random
-        state ``rng``. Returns the learner and its output ``u_i = f(x_i; a)``;
+        state ``rng`` if it has a ``random_state``. Returns the learner and its output
+        ``u_i = f(x_i; a)``;
         ``out`` (see :class:`_StageMemory`) goes to the ``fit_predict`` of a learner that
         bins ``X``, which writes ``u`` into it, and is not used by any other learner.
         """
@@ -824,15 +827,18 @@ class BoostingRegressor(RegressorMixin, _Boosting):
         (labels mapped as under ``loss``) and ``F`` the scores at the stage's
         start, which the loop overwrites at the stage's end (copy it to keep it).
         With ``multiclass="per_class"`` it is called once per class
-        ``k`` with the class's :class:`~boostlib.losses.Coordinate`,
+        ``k`` with the class's :class:`~boostlib.losses.Coordinate` (in
+        :class:`BoostingClassifier`),
         ``y[:, k]`` and ``F[:, k]``.
     step : str or callable, default="leaf_newton"
         How far to go: ``"line_search"``, ``"newton"``, ``"leaf_newton"``,
         ``"constant"`` (see :mod:`boostlib.steps`), or a callable
         ``step(loss, y, F, u, sample_weight=None, learner=None, X=None)`` that
-        returns ``(ρ, u)`` as they do; the loop overwrites ``F`` at the stage's end
+        returns ``(ρ, u)`` as they do, ``loss`` being the fit's
+        :class:`~boostlib.losses.Loss` itself (per class its
+        :class:`~boostlib.losses.Coordinate`); the loop overwrites ``F`` at the stage's end
         and may write the next stage's ``u`` into this one's memory (copy them to keep
-        them). A callable that also takes ``bag=`` is
+        them). A callable that also names ``bag`` as a parameter is
         given, when the fit has sample weights, the boolean mask of the rows
         that take part in the stage (all of them without subsampling), as
         ``leaf_newton`` is.

@@ -236,7 +236,7 @@ def newton(loss, y, F, out=None):
     vectors; any other ``out`` is ignored (no error), and ``z`` and ``w`` are then fresh
     arrays.
 
-    ``h`` is floored at ``HESSIAN_FLOOR`` in both. Vector losses:
+    ``h`` is floored at ``HESSIAN_FLOOR`` in both ``z`` and ``w``. Vector losses:
     ``z_i = −H_i⁺ g_i``, ``w_i = z_iᵀH_i z_i / z_iᵀz_i`` (:func:`vector_newton`),
     so that ``w_i ‖z_i‖ ≤ ‖g_i‖``: the weighted target is no larger than the
     gradient, as in the scalar case, where ``h · |−g/h| = |g|``. Every entry
